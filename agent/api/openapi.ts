@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { pathParams, type Operation } from '../core/operation.js';
+import { API_VERSION, SVC_VERSION } from '../runtime/versions.js';
+
+/** Paths served outside the operation table but documented beside it. */
+export interface ExtraPath {
+  method: 'get';
+  path: string;
+  summary: string;
+  description: string;
+  tag: string;
+  security: boolean;
+}
+
+export const OPENAPI_TITLE = 'Svc Control Center API';
+
+function schemaOf(schema: z.ZodType): Record<string, unknown> {
+  const s = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete s['$schema'];
+  return s;
+}
+
+const ERROR_RESPONSES: Record<string, string> = {
+  '400': 'Bad request: malformed JSON, invalid field, or unsupported API version',
+  '401': 'No or invalid credential where one is needed',
+  '403': 'Role lacks the action, or the credential belongs to another tenant',
+  '404': 'Unknown route or resource',
+  '413': 'Request body larger than the configured cap',
+  '429': 'Rate limit exceeded; see Retry-After',
+  '500': 'Unexpected failure',
+};
+
+/**
+ * The OpenAPI 3.1 document, derived from the operation table (D12): a route cannot be served
+ * without being documented, nor documented without being served.
+ */
+export function buildOpenApiDocument(operations: readonly Operation[], extras: readonly ExtraPath[] = []): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const tags = new Set<string>();
+  for (const op of operations) {
+    tags.add(op.group);
+    const parameters: unknown[] = [
+      { $ref: '#/components/parameters/CorrelationId' },
+      { $ref: '#/components/parameters/ApiVersion' },
+      ...pathParams(op.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ];
+    if (op.query) {
+      const q = schemaOf(op.query);
+      const props = (q['properties'] ?? {}) as Record<string, unknown>;
+      const required = new Set((q['required'] as string[] | undefined) ?? []);
+      for (const [name, schema] of Object.entries(props)) {
+        parameters.push({ name, in: 'query', required: required.has(name), schema });
+      }
+    }
+    const entry: Record<string, unknown> = {
+      operationId: op.id,
+      summary: op.summary,
+      tags: [op.group],
+      parameters,
+      responses: {
+        '200': {
+          description: 'Success',
+          content: { 'application/json': { schema: op.response ? schemaOf(op.response) : { type: 'object' } } },
+        },
+        ...Object.fromEntries(
+          Object.entries(ERROR_RESPONSES).map(([status, description]) => [
+            status,
+            { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          ]),
+        ),
+      },
+      'x-svc-access': op.access.kind === 'action' ? `action:${op.access.action}` : op.access.kind,
+    };
+    if (op.description) entry['description'] = op.description;
+    if (op.rpc) entry['x-svc-grpc-rpc'] = op.rpc.name;
+    if (op.body) {
+      entry['requestBody'] = { required: false, content: { 'application/json': { schema: schemaOf(op.body) } } };
+    }
+    entry['security'] = op.access.kind === 'public' ? [] : op.access.kind === 'read' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }];
+    const p = (paths[op.path] ??= {});
+    p[op.method.toLowerCase()] = entry;
+  }
+  for (const extra of extras) {
+    tags.add(extra.tag);
+    (paths[extra.path] ??= {})[extra.method] = {
+      operationId: extra.path.replace(/[^a-z0-9]+/gi, '_').replace(/^_|_$/g, ''),
+      summary: extra.summary,
+      description: extra.description,
+      tags: [extra.tag],
+      parameters: [{ $ref: '#/components/parameters/CorrelationId' }],
+      responses: {
+        '101': { description: 'Switching protocols (WebSocket)' },
+        '401': { description: ERROR_RESPONSES['401'], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        '403': { description: ERROR_RESPONSES['403'], content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
+      security: extra.security ? [{}, { bearerAuth: [] }] : [],
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: OPENAPI_TITLE,
+      version: SVC_VERSION,
+      description: `REST API ${API_VERSION} of the svc control center agent. Generated from the operation table.`,
+    },
+    servers: [{ url: '/' }],
+    tags: [...tags].sort().map((name) => ({ name })),
+    paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key or session token' } },
+      parameters: {
+        CorrelationId: {
+          name: 'X-Correlation-ID',
+          in: 'header',
+          required: false,
+          description: 'Echoed on the response; generated when absent',
+          schema: { type: 'string' },
+        },
+        ApiVersion: {
+          name: 'X-Svc-Api-Version',
+          in: 'header',
+          required: false,
+          description: 'Omit or send v1 (case-insensitive)',
+          schema: { type: 'string' },
+        },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['ok', 'error', 'code'],
+          properties: {
+            ok: { const: false },
+            error: { type: 'string', description: 'Human-readable message' },
+            code: {
+              type: 'string',
+              enum: [
+                'bad_request',
+                'conflict',
+                'unsupported_api_version',
+                'unauthorized',
+                'forbidden',
+                'tenant_mismatch',
+                'not_found',
+                'payload_too_large',
+                'rate_limited',
+                'internal_error',
+                'upstream_error',
+              ],
+            },
+          },
+          additionalProperties: true,
+        },
+      },
+    },
+  };
+}

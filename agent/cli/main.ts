@@ -1,0 +1,68 @@
+import { ApiError } from '../core/errors.js';
+import { cliWords } from '../core/operation.js';
+import { OPERATIONS } from '../operations/index.js';
+import { ConfigError } from '../project/resolve-config.js';
+import { ProjectError } from '../project/project-context.js';
+import { SVC_VERSION } from '../runtime/versions.js';
+import { SettingsError } from '../settings/settings.js';
+import { splitArgs, UsageError } from './args.js';
+import { buildInput, findOperation, runLocal, runRemote } from './operation-command.js';
+import { serveCommand } from './serve-command.js';
+
+/** Exit codes: 0 success, 1 the operation was refused or failed, 2 usage, configuration or parse error. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+function usage(): string {
+  const lines = OPERATIONS.filter((op) => cliWords(op)).map((op) => {
+    const params = op.path.match(/\{[^}]+\}/g)?.map((p) => `<${p.slice(1, -1)}>`).join(' ') ?? '';
+    return `  svc ${[...cliWords(op)!, params].filter(Boolean).join(' ').padEnd(34)} ${op.method} ${op.path}`;
+  });
+  return [
+    `svc ${SVC_VERSION}: the svc control center agent`,
+    '',
+    'Usage:',
+    '  svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port]',
+    '  svc <command> [args] [--field value ...] [--body JSON] [--config svc.toml] [--program file.sd] [--url URL]',
+    '',
+    'Commands (each is the REST operation shown; in-process by default, over REST with --url or SVC_CONTROL_CENTER_URL):',
+    ...lines,
+    '',
+  ].join('\n');
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const { words, options } = splitArgs(argv);
+  try {
+    if (words.length === 0 || words[0] === 'help' || options.has('help')) {
+      process.stdout.write(usage());
+      return words.length === 0 && !options.has('help') ? EXIT.usage : EXIT.ok;
+    }
+    if (words[0] === 'serve') {
+      if (words.length > 1) throw new UsageError(`unexpected argument '${words[1]}' for serve`);
+      await serveCommand(options);
+      return -1; // keeps running
+    }
+    const found = findOperation(OPERATIONS, words);
+    if (!found) throw new UsageError(`unknown command '${words.join(' ')}' (try 'svc help')`);
+    const input = buildInput(found.op, found.rest, options);
+    const url = typeof options.get('url') === 'string' ? (options.get('url') as string) : process.env['SVC_CONTROL_CENTER_URL'];
+    const result = url ? await runRemote(found.op, input, url) : await runLocal(found.op, input, options);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`svc: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof ConfigError || err instanceof ProjectError || err instanceof SettingsError) {
+      process.stderr.write(`svc: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof ApiError) {
+      process.stderr.write(`${JSON.stringify(err.toEnvelope())}\n`);
+      return err.status === 400 ? EXIT.usage : EXIT.failed;
+    }
+    process.stderr.write(`svc: ${(err as Error)?.stack ?? String(err)}\n`);
+    return EXIT.failed;
+  }
+}

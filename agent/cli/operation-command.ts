@@ -1,0 +1,106 @@
+import os from 'node:os';
+import { ApiError } from '../core/errors.js';
+import { cliWords, pathParams, type Operation } from '../core/operation.js';
+import { parseInput } from '../core/validate.js';
+import { Agent } from '../runtime/agent.js';
+import { enforceAccess } from '../security/access.js';
+import type { Principal } from '../security/principal.js';
+import { UsageError } from './args.js';
+
+/** Options every operation command understands; the rest become body fields or query parameters. */
+export const COMMON_OPTIONS = new Set(['config', 'program', 'url', 'body', 'pretty']);
+
+/** The table entry whose CLI words start `words`, longest match first. */
+export function findOperation(operations: readonly Operation[], words: readonly string[]): { op: Operation; rest: string[] } | null {
+  let best: { op: Operation; rest: string[]; len: number } | null = null;
+  for (const op of operations) {
+    const w = cliWords(op);
+    if (!w || w.length > words.length) continue;
+    if (w.every((x, i) => x === words[i]) && (!best || w.length > best.len)) best = { op, rest: words.slice(w.length), len: w.length };
+  }
+  return best ? { op: best.op, rest: best.rest } : null;
+}
+
+/** `--count 3` → 3, `--on true` → true, `--name rover` → "rover": JSON when it parses, else text. */
+function optionValue(v: string | true): unknown {
+  if (v === true) return true;
+  try {
+    return JSON.parse(v);
+  } catch {
+    return v;
+  }
+}
+
+export function buildInput(op: Operation, rest: readonly string[], options: Map<string, string | true>) {
+  const names = pathParams(op.path);
+  if (rest.length !== names.length) {
+    throw new UsageError(`expected ${names.length ? names.map((n) => `<${n}>`).join(' ') : 'no arguments'} after '${cliWords(op)!.join(' ')}'`);
+  }
+  const params = Object.fromEntries(names.map((n, i) => [n, rest[i]!]));
+  const fields: Record<string, unknown> = {};
+  const query: Record<string, string> = {};
+  const bodyOpt = options.get('body');
+  if (typeof bodyOpt === 'string') {
+    try {
+      Object.assign(fields, JSON.parse(bodyOpt));
+    } catch (err) {
+      throw new UsageError(`--body is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  for (const [k, v] of options) {
+    if (COMMON_OPTIONS.has(k)) continue;
+    const key = k.replace(/-/g, '_');
+    if (op.method === 'GET') query[key] = v === true ? 'true' : v;
+    else fields[key] = optionValue(v);
+  }
+  return { params, body: op.method === 'GET' ? {} : fields, query };
+}
+
+/** Runs an operation in-process with the local user's principal (whoever can read the state dir). */
+export async function runLocal(op: Operation, input: ReturnType<typeof buildInput>, options: Map<string, string | true>): Promise<unknown> {
+  const agent = await Agent.create({
+    configPath: typeof options.get('config') === 'string' ? (options.get('config') as string) : null,
+    programPath: typeof options.get('program') === 'string' ? (options.get('program') as string) : null,
+    log: () => undefined,
+  });
+  try {
+    const s = agent.services;
+    const principal: Principal = {
+      key_id: 'local-cli',
+      role: 'administrator',
+      tenant_id: s.settings.tenantId,
+      auth_kind: 'local',
+      user_id: os.userInfo().username,
+    };
+    enforceAccess(op.access, principal, op.path, s);
+    return await op.handler(
+      { body: parseInput(op.body, input.body, 'body'), query: parseInput(op.query, input.query, 'query'), params: input.params },
+      { services: s, principal, correlationId: `cli-${Date.now()}`, transport: 'cli' },
+    );
+  } finally {
+    await agent.close();
+  }
+}
+
+/** Runs an operation against a running agent over REST (`--url` or `SVC_CONTROL_CENTER_URL`). */
+export async function runRemote(op: Operation, input: ReturnType<typeof buildInput>, baseUrl: string): Promise<unknown> {
+  let pathname = op.path;
+  for (const [k, v] of Object.entries(input.params)) pathname = pathname.replace(`{${k}}`, encodeURIComponent(v));
+  const url = new URL(pathname, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
+  for (const [k, v] of Object.entries(input.query)) url.searchParams.set(k, v);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (process.env['SVC_API_KEY']) headers['authorization'] = `Bearer ${process.env['SVC_API_KEY']}`;
+  const res = await fetch(url, { method: op.method, headers, ...(op.method === 'GET' ? {} : { body: JSON.stringify(input.body) }) });
+  const text = await res.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = { ok: false, error: text };
+  }
+  if (!res.ok) {
+    const b = body as { error?: string; code?: string };
+    throw new ApiError(res.status, (b.code as never) ?? 'internal_error', b.error ?? `HTTP ${res.status}`);
+  }
+  return body;
+}

@@ -1,0 +1,50 @@
+import { Agent, DEFAULT_BIND } from '../runtime/agent.js';
+import { parseBindAddress } from '../runtime/bind-address.js';
+import { UsageError } from './args.js';
+
+const SERVE_OPTIONS = new Set(['config', 'program', 'bind', 'grpc-bind']);
+
+function stringOption(options: Map<string, string | true>, name: string): string | null {
+  const v = options.get(name);
+  if (v === undefined) return null;
+  if (v === true) throw new UsageError(`--${name} needs a value`);
+  return v;
+}
+
+/** `svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port]` */
+export async function serveCommand(options: Map<string, string | true>): Promise<void> {
+  for (const k of options.keys()) if (!SERVE_OPTIONS.has(k)) throw new UsageError(`unknown option --${k} for serve`);
+  const bind = stringOption(options, 'bind') ?? DEFAULT_BIND;
+  const grpcBind = stringOption(options, 'grpc-bind');
+  try {
+    parseBindAddress(bind);
+    if (grpcBind) parseBindAddress(grpcBind);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const agent = await Agent.create({ configPath: stringOption(options, 'config'), programPath: stringOption(options, 'program'), bind, grpcBind });
+  const address = await agent.listen();
+  const s = agent.services;
+  process.stdout.write(
+    `svc agent listening on http://${address} (tenant ${s.settings.tenantId}, state ${s.settings.stateDir}` +
+      `${s.project.config ? `, project ${s.project.config.projectName ?? s.project.configPath}` : ''})\n`,
+  );
+  if (grpcBind) {
+    process.stderr.write(`warning: this build serves no gRPC listener yet; --grpc-bind ${grpcBind} is recorded but nothing binds it\n`);
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`${signal}: flushing state and stopping\n`);
+    agent.close().then(
+      () => process.exit(0),
+      (err: Error) => {
+        process.stderr.write(`shutdown failed: ${err.message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}

@@ -1,0 +1,42 @@
+/**
+ * The one error type that crosses from domain code to transports. Each transport maps `status` and
+ * `code` onto its own wire form (HTTP status + envelope, gRPC status + trailer, CLI exit code).
+ */
+export type ErrorCode =
+  | 'bad_request'
+  | 'conflict'
+  | 'unsupported_api_version'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'tenant_mismatch'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'upstream_error';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra fields merged into the error envelope (e.g. `retry_after_secs`). */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toEnvelope(): Record<string, unknown> {
+    return { ok: false, error: this.message, ...this.extra, code: this.code };
+  }
+}
+
+export const badRequest = (message: string, extra?: Record<string, unknown>) =>
+  new ApiError(400, 'bad_request', message, extra);
+export const notFound = (message = 'not found') => new ApiError(404, 'not_found', message);
+export const conflict = (message: string) => new ApiError(409, 'conflict', message);
+export const unauthorized = () => new ApiError(401, 'unauthorized', 'unauthorized');
+export const forbidden = () => new ApiError(403, 'forbidden', 'forbidden');
+export const tenantMismatch = () => new ApiError(403, 'tenant_mismatch', 'tenant mismatch');
+export const payloadTooLarge = () => new ApiError(413, 'payload_too_large', 'payload too large');

@@ -1,0 +1,98 @@
+import type { z } from 'zod';
+import type { Action } from '../security/rbac.js';
+import type { Principal } from '../security/principal.js';
+import type { Services } from '../runtime/services.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call an operation. Transports enforce it identically (REST, gRPC, JSON-RPC, CLI).
+ * - public: never gated (health, version, instance, tenant, login flow);
+ * - read: open, but subject to the read-auth policy as a read of its path (GETs and read-like POSTs, D2);
+ * - principal: any authenticated caller;
+ * - action: a principal whose role grants the RBAC action;
+ * - admin: an administrator.
+ */
+export type Access =
+  | { kind: 'public' }
+  | { kind: 'read' }
+  | { kind: 'principal' }
+  | { kind: 'action'; action: Action }
+  | { kind: 'admin' };
+
+/** gRPC request message shapes of the reference (api-behaviour §13.1). */
+export type RpcRequestKind =
+  | 'Empty'
+  | 'JsonBodyRequest'
+  | 'QueryRequest'
+  | 'DeviceIdRequest'
+  | 'DeviceBodyRequest'
+  | 'EntityIdRequest'
+  | 'EntityBodyRequest'
+  | 'IncidentIdRequest'
+  | 'IncidentBodyRequest'
+  | 'ApprovalBodyRequest'
+  | 'ReadinessRequest'
+  | 'TrustPackageRequest'
+  | 'DriftRequest';
+
+export interface OperationInput<B, Q> {
+  body: B;
+  query: Q;
+  params: Record<string, string>;
+}
+
+export interface OperationContext {
+  services: Services;
+  principal: Principal | null;
+  correlationId: string;
+  transport: 'rest' | 'grpc' | 'jsonrpc' | 'cli';
+}
+
+export interface OperationResult {
+  status?: number;
+  body: unknown;
+}
+
+export interface Operation<B = unknown, Q = unknown> {
+  /** Stable camelCase id: OpenAPI operationId and the CLI command are derived from it. */
+  id: string;
+  /** OpenAPI tag and folder-level grouping. */
+  group: string;
+  summary: string;
+  description?: string;
+  method: HttpMethod;
+  /** `/v1/...` with `{name}` path parameters. */
+  path: string;
+  access: Access;
+  /** gRPC RPC of ControlCenter, when the spec or reference names one. */
+  rpc?: { name: string; request: RpcRequestKind };
+  /** Exposed on the JSON-RPC gateway (`svc.v1.ControlCenter/<rpc.name>`). */
+  jsonRpc?: boolean;
+  /** CLI words (`['version']` → `svc version`); defaults to the kebab-cased id. `false` hides it. */
+  cli?: string[] | false;
+  body?: z.ZodType<B>;
+  query?: z.ZodType<Q>;
+  /** Response schema, documentation only (OpenAPI). */
+  response?: z.ZodType;
+  handler(input: OperationInput<B, Q>, ctx: OperationContext): unknown | Promise<unknown>;
+}
+
+/** Identity helper that keeps the body/query types of one operation tied to its handler. */
+export function defineOperation<B = Record<string, never>, Q = Record<string, never>>(op: Operation<B, Q>): Operation {
+  return op as unknown as Operation;
+}
+
+/** `{id}` path parameters in declaration order. */
+export function pathParams(path: string): string[] {
+  return [...path.matchAll(/\{([a-z_][a-z0-9_]*)\}/gi)].map((m) => m[1]!);
+}
+
+export function isMutation(op: Pick<Operation, 'method' | 'access'>): boolean {
+  return op.method !== 'GET' && (op.access.kind === 'action' || op.access.kind === 'admin');
+}
+
+export function cliWords(op: Operation): string[] | null {
+  if (op.cli === false) return null;
+  return op.cli ?? [op.id.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()];
+}

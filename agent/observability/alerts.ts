@@ -1,0 +1,117 @@
+import path from 'node:path';
+import { PersistentRing } from './persistent-ring.js';
+
+export const ALERT_TYPES = [
+  'mission_failure',
+  'robot_offline',
+  'crash',
+  'reboot',
+  'memory_leak',
+  'tamper',
+  'security',
+  'low_battery',
+  'health_critical',
+  'readiness_failed',
+  'recovery_failed',
+  'config_drift',
+  'custom',
+] as const;
+export type AlertType = (typeof ALERT_TYPES)[number];
+export type AlertSeverity = 'info' | 'warning' | 'critical';
+
+export interface Alert {
+  id: string;
+  alert_type: AlertType;
+  severity: AlertSeverity;
+  message: string;
+  source: string;
+  timestamp_ms: number;
+  delivered_via: string[];
+}
+
+export interface AlertInput {
+  alert_type: AlertType;
+  severity: AlertSeverity;
+  message: string;
+  source: string;
+  id?: string;
+}
+
+export const ALERTS_FILE = 'control-center-alerts.json';
+
+type AlertListener = (alert: Alert) => void;
+
+/**
+ * The alert pipeline of api-behaviour §11.3: de-duplicate within a per-severity window, deliver,
+ * store in a persisted ring. Subscribers (incidents, the stream) hear every stored alert.
+ */
+export class AlertService {
+  private readonly listeners = new Set<AlertListener>();
+  private lastId = 0;
+
+  private constructor(
+    readonly ring: PersistentRing<Alert>,
+    private readonly dedupSecs: Record<AlertSeverity, number>,
+  ) {}
+
+  static async open(stateDir: string, capacity: number, dedupSecs: Record<AlertSeverity, number>): Promise<AlertService> {
+    const ring = await PersistentRing.open<Alert>(path.join(stateDir, ALERTS_FILE), capacity);
+    return new AlertService(ring, dedupSecs);
+  }
+
+  /** Raises an alert; returns it, or null when it duplicates one inside the dedup window. */
+  raise(input: AlertInput, now = Date.now()): Alert | null {
+    const windowMs = this.dedupSecs[input.severity] * 1000;
+    if (windowMs > 0) {
+      const duplicate = this.ring
+        .latest()
+        .some(
+          (a) =>
+            a.alert_type === input.alert_type &&
+            a.severity === input.severity &&
+            a.source === input.source &&
+            a.message === input.message &&
+            now - a.timestamp_ms < windowMs,
+        );
+      if (duplicate) return null;
+    }
+    const alert: Alert = {
+      id: input.id ?? this.nextId(input.alert_type, now),
+      alert_type: input.alert_type,
+      severity: input.severity,
+      message: input.message,
+      source: input.source,
+      timestamp_ms: now,
+      // No outbound channel is configured in this build's settings: delivery is the agent log.
+      delivered_via: ['log'],
+    };
+    process.stderr.write(`alert [${alert.severity}] ${alert.alert_type} from ${alert.source}: ${alert.message}\n`);
+    this.ring.append(alert);
+    for (const l of this.listeners) l(alert);
+    return alert;
+  }
+
+  private nextId(type: AlertType, now: number): string {
+    // Unique even for several alerts in one millisecond.
+    const id = Math.max(now, this.lastId + 1);
+    this.lastId = id;
+    return `${type.replace(/_/g, '-')}-${id}`;
+  }
+
+  list(): Alert[] {
+    return this.ring.all();
+  }
+
+  get count(): number {
+    return this.ring.size;
+  }
+
+  onAlert(listener: AlertListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): Promise<void> {
+    return this.ring.close();
+  }
+}

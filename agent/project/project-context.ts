@@ -1,0 +1,37 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { resolveProjectConfig, type ResolvedConfig } from './resolve-config.js';
+
+/**
+ * What the server was started with: the configuration (resolved once at start), the program path,
+ * and the project root that relative program paths resolve against (spec, General behaviours 3).
+ */
+export interface ProjectContext {
+  configPath: string | null;
+  programPath: string | null;
+  /** Directory of the configuration file, else the working directory. */
+  projectRoot: string;
+  config: ResolvedConfig | null;
+}
+
+export class ProjectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProjectError';
+  }
+}
+
+export function loadProjectContext(options: { configPath?: string | null; programPath?: string | null; cwd?: string }): ProjectContext {
+  const cwd = options.cwd ?? process.cwd();
+  const configPath = options.configPath ? path.resolve(cwd, options.configPath) : null;
+  const programPath = options.programPath ? path.resolve(cwd, options.programPath) : null;
+  if (configPath && !fs.existsSync(configPath)) throw new ProjectError(`configuration not found: ${configPath}`);
+  if (programPath && !fs.existsSync(programPath)) throw new ProjectError(`program not found: ${programPath}`);
+  const config = configPath ? resolveProjectConfig(configPath) : null;
+  return {
+    configPath,
+    programPath,
+    projectRoot: config?.projectRoot ?? (configPath ? path.dirname(configPath) : cwd),
+    config,
+  };
+}

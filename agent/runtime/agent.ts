@@ -1,0 +1,139 @@
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { WebSocketServer } from 'ws';
+import type { Operation } from '../core/operation.js';
+import { DeviceRegistry } from '../devices/device-registry.js';
+import { EventBus } from '../events/event-bus.js';
+import { AlertService } from '../observability/alerts.js';
+import { openTraceRing } from '../observability/traces.js';
+import { OPERATIONS } from '../operations/index.js';
+import { loadProjectContext } from '../project/project-context.js';
+import { Credentials } from '../security/credentials.js';
+import { RateLimiter } from '../security/rate-limit.js';
+import { loadSettings, type Settings } from '../settings/settings.js';
+import { ensureStateDir } from '../state/state-dir.js';
+import { TelemetryStore } from '../telemetry/telemetry-store.js';
+import { createHttpApp } from '../transports/http/http-app.js';
+import { mountTelemetryStream, openStreams } from '../transports/ws/telemetry-stream.js';
+import { formatBindAddress, parseBindAddress } from './bind-address.js';
+import type { Services } from './services.js';
+
+export interface AgentOptions {
+  configPath?: string | null;
+  programPath?: string | null;
+  /** `host:port`; port 0 picks a free one. Default `127.0.0.1:8080`. */
+  bind?: string;
+  grpcBind?: string | null;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  log?: (line: string) => void;
+}
+
+export const DEFAULT_BIND = '127.0.0.1:8080';
+
+/**
+ * The composition root: settings, state, domain services and the event wiring, built once. The
+ * CLI uses `services` in-process; `listen()` adds the network transports.
+ */
+export class Agent {
+  private server: ServerType | null = null;
+  private wss: WebSocketServer | null = null;
+
+  private constructor(
+    readonly services: Services,
+    private readonly options: AgentOptions,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  static async create(options: AgentOptions = {}, operations: readonly Operation[] = OPERATIONS): Promise<Agent> {
+    const cwd = options.cwd ?? process.cwd();
+    const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const settings: Settings = loadSettings(options.env ?? process.env, cwd);
+    ensureStateDir(settings.stateDir);
+    const project = loadProjectContext({ configPath: options.configPath ?? null, programPath: options.programPath ?? null, cwd });
+
+    const bus = new EventBus();
+    const telemetry = new TelemetryStore(settings.stateDir, {
+      capacity: settings.rings.telemetry,
+      historyMaxBytes: settings.telemetryHistoryMaxBytes,
+      historyFiles: settings.telemetryHistoryFiles,
+    });
+    // Platform events reach the stream (and the telemetry history) as `kind: platform` telemetry.
+    bus.subscribe((e) =>
+      telemetry.append({
+        kind: 'platform',
+        event_type: e.type,
+        source: e.source,
+        ...(e.entity_id !== undefined ? { entity_id: e.entity_id } : {}),
+        payload: e.payload,
+        timestamp_ms: Date.parse(e.timestamp),
+      }),
+    );
+
+    const services: Services = {
+      settings,
+      startedAtMs: Date.now(),
+      listen: { bind: null, grpcBind: null },
+      project,
+      bus,
+      traces: await openTraceRing(settings.stateDir, settings.rings.traces),
+      alerts: await AlertService.open(settings.stateDir, settings.rings.alerts, settings.alertDedupSecs),
+      telemetry,
+      devices: new DeviceRegistry(project.config),
+      credentials: new Credentials(settings),
+      rateLimiter: new RateLimiter(settings.rateLimitPerMinute),
+      operations,
+    };
+    return new Agent(services, options, log);
+  }
+
+  /** Binds the REST + WebSocket listener; resolves with the bound `host:port`. */
+  async listen(): Promise<string> {
+    const { host, port } = parseBindAddress(this.options.bind ?? DEFAULT_BIND);
+    const app = createHttpApp(this.services, this.services.operations, (a) => mountTelemetryStream(a, this.services));
+    this.wss = new WebSocketServer({ noServer: true });
+    const server = serve({ fetch: app.fetch, port, hostname: host, websocket: { server: this.wss } });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      if (server.listening) return resolve();
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    const addr = server.address() as AddressInfo;
+    this.services.listen.bind = formatBindAddress(addr.address, addr.port);
+    if (this.services.credentials.keysLoaded === 0) {
+      this.log('warning: no API key is configured (SVC_API_KEY or an API keys file); every mutation will be refused');
+    }
+    return this.services.listen.bind;
+  }
+
+  get stateDir(): string {
+    return this.services.settings.stateDir;
+  }
+
+  /** Stops listening, closes streams, and flushes every store. Safe to call twice. */
+  async close(): Promise<void> {
+    for (const s of openStreams) s.dispose();
+    if (this.wss) {
+      for (const client of this.wss.clients) client.terminate();
+      this.wss.close();
+      this.wss = null;
+    }
+    if (this.server) {
+      const server = this.server;
+      this.server = null;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    }
+    this.services.telemetry.close();
+    await this.services.traces.close();
+    await this.services.alerts.close();
+  }
+}
+
+export function describeStateDir(services: Services): string {
+  return path.relative(process.cwd(), services.settings.stateDir) || '.';
+}

@@ -1,0 +1,37 @@
+import type { Operation } from '../core/operation.js';
+import type { DeviceRegistry } from '../devices/device-registry.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { AlertService } from '../observability/alerts.js';
+import type { PersistentRing } from '../observability/persistent-ring.js';
+import type { TraceRecord } from '../observability/traces.js';
+import type { ProjectContext } from '../project/project-context.js';
+import type { Credentials } from '../security/credentials.js';
+import type { RateLimiter } from '../security/rate-limit.js';
+import type { Settings } from '../settings/settings.js';
+import type { TelemetryStore } from '../telemetry/telemetry-store.js';
+
+/** Where the running agent listens; filled in once the listeners are bound. */
+export interface ListenAddresses {
+  bind: string | null;
+  grpcBind: string | null;
+}
+
+/**
+ * Everything an operation handler may use. Built once by the composition root (`runtime/agent.ts`);
+ * transports receive it but the services never see a transport.
+ */
+export interface Services {
+  settings: Settings;
+  startedAtMs: number;
+  listen: ListenAddresses;
+  project: ProjectContext;
+  bus: EventBus;
+  traces: PersistentRing<TraceRecord>;
+  alerts: AlertService;
+  telemetry: TelemetryStore;
+  devices: DeviceRegistry;
+  credentials: Credentials;
+  rateLimiter: RateLimiter;
+  /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
+  operations: readonly Operation[];
+}

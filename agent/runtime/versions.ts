@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root: the nearest folder above this module holding our package.json (source or dist). */
+export const PACKAGE_ROOT: string = (() => {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = path.join(dir, 'package.json');
+    if (fs.existsSync(candidate)) {
+      try {
+        if ((JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string }).name === 'svc-control-center') return dir;
+      } catch {
+        /* keep walking */
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+})();
+
+/** Implementation version: the package version, read once. */
+export const SVC_VERSION: string = (() => {
+  try {
+    const pkg = JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+})();
+
+export const SERVICE_NAME = 'svc-control-center';
+export const API_VERSION = 'v1';
+export const SUPPORTED_API_VERSIONS = ['v1'] as const;
+/** Semver of `proto/svc/v1/control_center.proto`; the authoritative gRPC protocol version. */
+export const PROTO_SEMVER = '1.0.17';
+export const PROTO_PACKAGE = 'svc.v1';
+export const PROTO_FILE = 'proto/svc/v1/control_center.proto';
+/**
+ * The agent ships no embedded web panel; the reference reports `0.0.0` when no UI package was built
+ * in, and so do we until one is.
+ */
+export const CONTROL_CENTER_UI_VERSION = '0.0.0';

@@ -1,0 +1,51 @@
+import type { Access } from '../core/operation.js';
+import { ApiError, forbidden, unauthorized } from '../core/errors.js';
+import type { EventBus } from '../events/event-bus.js';
+import { platformEvent } from '../events/platform-events.js';
+import type { Settings } from '../settings/settings.js';
+import type { Principal } from './principal.js';
+import { roleAllows } from './rbac.js';
+import { readNeedsPrincipal } from './read-policy.js';
+
+export type AuthFailureReason = 'read_auth_required' | 'missing_or_invalid_token' | 'insufficient_role' | 'tenant_mismatch';
+
+/** Records an `AuthFailed` platform event (never with the presented token). */
+export function publishAuthFailed(bus: EventBus, reason: AuthFailureReason, principal: Principal | null, detail: Record<string, unknown> = {}): void {
+  const who = principal ? principal.key_id : 'unknown';
+  bus.publish(platformEvent('AuthFailed', 'svc-security', { reason, principal: who, ...detail }, `principal/${who}`));
+}
+
+/**
+ * The one access check every transport runs before an operation's handler (D1, D2, D5, D6).
+ * `readPath` is the path whose read policy applies (the REST parity route for gRPC and JSON-RPC).
+ */
+export function enforceAccess(
+  access: Access,
+  principal: Principal | null,
+  readPath: string,
+  deps: { settings: Settings; bus: EventBus },
+  detail: Record<string, unknown> = {},
+): void {
+  const deny = (reason: AuthFailureReason, error: ApiError): never => {
+    publishAuthFailed(deps.bus, reason, principal, detail);
+    throw error;
+  };
+  switch (access.kind) {
+    case 'public':
+      return;
+    case 'read':
+      if (!principal && readNeedsPrincipal(readPath, deps.settings)) deny('read_auth_required', unauthorized());
+      return;
+    case 'principal':
+      if (!principal) deny('missing_or_invalid_token', unauthorized());
+      return;
+    case 'action':
+      if (!principal) deny('missing_or_invalid_token', unauthorized());
+      if (!roleAllows(principal!.role, access.action)) deny('insufficient_role', forbidden());
+      return;
+    case 'admin':
+      if (!principal) deny('missing_or_invalid_token', unauthorized());
+      if (principal!.role !== 'administrator') deny('insufficient_role', forbidden());
+      return;
+  }
+}

@@ -1,0 +1,65 @@
+/** Roles and actions of the RBAC matrix (api-behaviour §5). Pure data, no transport knowledge. */
+
+export const ROLES = [
+  'administrator',
+  'supervisor',
+  'developer',
+  'operator',
+  'safety_officer',
+  'auditor',
+  'guest',
+] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Canonical order; every listing of actions uses it. */
+export const ACTIONS = ['Deploy', 'Operate', 'Approve', 'Override', 'Shutdown', 'Recover', 'Delete', 'Provision'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+const MATRIX: Record<Role, readonly Action[]> = {
+  administrator: ACTIONS,
+  supervisor: ['Deploy', 'Operate', 'Approve', 'Override', 'Shutdown', 'Recover', 'Provision'],
+  developer: ['Deploy', 'Operate'],
+  operator: ['Operate', 'Shutdown', 'Recover'],
+  safety_officer: ['Operate', 'Approve', 'Shutdown'],
+  auditor: [],
+  guest: [],
+};
+
+export function roleAllows(role: Role, action: Action): boolean {
+  return MATRIX[role].includes(action);
+}
+
+export function permissionsOf(role: Role): Action[] {
+  return ACTIONS.filter((a) => MATRIX[role].includes(a));
+}
+
+const ALIASES: Record<string, Role> = {
+  admin: 'administrator',
+  dev: 'developer',
+  safety: 'safety_officer',
+  safetyofficer: 'safety_officer',
+};
+
+/** Lenient parser: case-insensitive, aliases accepted, anything unknown is `guest` (reference rule). */
+export function parseRole(value: unknown): Role {
+  if (typeof value !== 'string') return 'guest';
+  const v = value.trim().toLowerCase();
+  if ((ROLES as readonly string[]).includes(v)) return v as Role;
+  return ALIASES[v] ?? 'guest';
+}
+
+/** `safety_officer` → `SafetyOfficer`, as the matrix and audit payloads spell roles. */
+export function pascalRole(role: Role): string {
+  return role
+    .split('_')
+    .map((p) => p.charAt(0).toUpperCase() + p.slice(1))
+    .join('');
+}
+
+export function rbacMatrix(): Record<string, Action[]> {
+  const out: Record<string, Action[]> = {};
+  for (const role of ['administrator', 'developer', 'operator', 'supervisor', 'safety_officer', 'auditor', 'guest'] as const) {
+    out[pascalRole(role)] = permissionsOf(role);
+  }
+  return out;
+}

@@ -1,0 +1,98 @@
+import path from 'node:path';
+
+/**
+ * Every `SVC_*` environment variable the agent reads, parsed once at start into one typed object.
+ * A value that cannot be parsed stops the start with a message naming the variable: a typo in a
+ * limit must never silently fall back to a default on a robot nobody is watching.
+ */
+export interface Settings {
+  stateDir: string;
+  tenantId: string;
+  apiKey: string | null;
+  apiKeysFile: string;
+  pepper: string;
+  requireAuthReads: boolean;
+  requireAuthAllReads: boolean;
+  rateLimitPerMinute: number;
+  maxBodyBytes: number;
+  ws: {
+    maxPendingFrames: number;
+    heartbeatIntervalMs: number;
+    streamSeconds: number;
+  };
+  rings: {
+    traces: number;
+    alerts: number;
+    telemetry: number;
+  };
+  alertDedupSecs: { critical: number; warning: number; info: number };
+  /** Telemetry history (JSONL) rotates when the current file passes this size. */
+  telemetryHistoryMaxBytes: number;
+  telemetryHistoryFiles: number;
+}
+
+export class SettingsError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'SettingsError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? null : v;
+}
+
+function flag(env: Env, name: string): boolean {
+  const v = text(env, name);
+  return v !== null && ['1', 'true'].includes(v.trim().toLowerCase());
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const v = text(env, name);
+  if (v === null) return fallback;
+  if (!/^\s*\d+\s*$/.test(v)) throw new SettingsError(name, `expected a whole number, got '${v}'`);
+  const n = Number(v);
+  if (n < min || n > max) throw new SettingsError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+export const DEFAULT_STATE_DIR = '.svc-control-center';
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+export function loadSettings(env: Env = process.env, cwd: string = process.cwd()): Settings {
+  const stateDirValue = text(env, 'SVC_CONTROL_CENTER_STATE_DIR');
+  const stateDir = path.resolve(cwd, stateDirValue ?? DEFAULT_STATE_DIR);
+  const keysFile = text(env, 'SVC_API_KEYS_FILE');
+  return {
+    stateDir,
+    tenantId: text(env, 'SVC_TENANT_ID')?.trim() ?? 'default',
+    apiKey: text(env, 'SVC_API_KEY'),
+    apiKeysFile: keysFile ? path.resolve(cwd, keysFile) : path.join(stateDir, 'api-keys.json'),
+    // Spec, Authentication rule 4: the pepper falls back to the *value* of the state-dir variable.
+    pepper: text(env, 'SVC_API_KEY_PEPPER') ?? stateDirValue ?? DEFAULT_STATE_DIR,
+    requireAuthReads: flag(env, 'SVC_API_REQUIRE_AUTH_READS'),
+    requireAuthAllReads: flag(env, 'SVC_API_REQUIRE_AUTH_ALL_READS'),
+    rateLimitPerMinute: integer(env, 'SVC_API_RATE_LIMIT_PER_MINUTE', 0, 0),
+    maxBodyBytes: integer(env, 'SVC_API_MAX_BODY_BYTES', DEFAULT_MAX_BODY_BYTES, 1, 64 * 1024 * 1024),
+    ws: {
+      maxPendingFrames: integer(env, 'SVC_WS_MAX_PENDING_FRAMES', 64, 1, 1_000_000),
+      heartbeatIntervalMs: integer(env, 'SVC_WS_HEARTBEAT_INTERVAL_MS', 15_000, 10),
+      streamSeconds: integer(env, 'SVC_WS_STREAM_SECONDS', 0, 0),
+    },
+    rings: {
+      traces: integer(env, 'SVC_TRACE_RING_SIZE', 1000, 1, 1_000_000),
+      alerts: integer(env, 'SVC_ALERT_RING_SIZE', 500, 1, 1_000_000),
+      telemetry: integer(env, 'SVC_TELEMETRY_RING_SIZE', 10_000, 1, 10_000_000),
+    },
+    alertDedupSecs: {
+      critical: integer(env, 'SVC_ALERT_DEDUP_WINDOW_CRITICAL_SECS', 0, 0),
+      warning: integer(env, 'SVC_ALERT_DEDUP_WINDOW_WARNING_SECS', 120, 0),
+      info: integer(env, 'SVC_ALERT_DEDUP_WINDOW_INFO_SECS', 300, 0),
+    },
+    telemetryHistoryMaxBytes: integer(env, 'SVC_TELEMETRY_HISTORY_MAX_BYTES', 16 * 1024 * 1024, 1024),
+    telemetryHistoryFiles: integer(env, 'SVC_TELEMETRY_HISTORY_FILES', 4, 1, 1000),
+  };
+}

@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface JsonlLogOptions {
+  /** fsync after every append: for the audit chain, where a lost line is a lost fact. */
+  fsync?: boolean;
+  /** Rotate when the current file passes this many bytes (`file.1`, `file.2`, ...); 0 = never. */
+  maxBytes?: number;
+  /** Rotated files kept beside the current one. */
+  keepFiles?: number;
+}
+
+export interface JsonlReadResult<T> {
+  records: T[];
+  /** Lines that were not valid JSON (e.g. a line torn by a crash mid-write). Reported, never fatal. */
+  skipped: Array<{ line: number; reason: string }>;
+}
+
+/**
+ * Append-only JSON Lines file. Each record is written with a single `write` of one complete line, so
+ * a crash can only tear the last line, which the reader skips and reports.
+ */
+export class JsonlLog<T = unknown> {
+  private fd: number | null = null;
+  private size = 0;
+  private readonly fsync: boolean;
+  private readonly maxBytes: number;
+  private readonly keepFiles: number;
+
+  constructor(readonly file: string, options: JsonlLogOptions = {}) {
+    this.fsync = options.fsync ?? false;
+    this.maxBytes = options.maxBytes ?? 0;
+    this.keepFiles = options.keepFiles ?? 3;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+  }
+
+  private open(): number {
+    if (this.fd === null) {
+      this.fd = fs.openSync(this.file, 'a', 0o600);
+      this.size = fs.fstatSync(this.fd).size;
+      // A previous crash may have left a torn line without its newline; start on a fresh line so
+      // the next record stays readable.
+      if (this.size > 0 && !endsWithNewline(this.file, this.size)) {
+        this.size += fs.writeSync(this.fd, '\n');
+      }
+    }
+    return this.fd;
+  }
+
+  append(record: T): void {
+    this.appendLines(JSON.stringify(record) + '\n');
+  }
+
+  /** Appends several records with one write (used by batched telemetry history). */
+  appendMany(records: readonly T[]): void {
+    if (records.length === 0) return;
+    this.appendLines(records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  }
+
+  private appendLines(text: string): void {
+    const fd = this.open();
+    this.size += fs.writeSync(fd, text);
+    if (this.fsync) fs.fsyncSync(fd);
+    if (this.maxBytes > 0 && this.size >= this.maxBytes) this.rotate();
+  }
+
+  private rotate(): void {
+    this.close();
+    for (let i = this.keepFiles; i >= 1; i--) {
+      const from = i === 1 ? this.file : `${this.file}.${i - 1}`;
+      const to = `${this.file}.${i}`;
+      if (fs.existsSync(from)) fs.renameSync(from, to);
+    }
+    const overflow = `${this.file}.${this.keepFiles + 1}`;
+    if (fs.existsSync(overflow)) fs.rmSync(overflow);
+  }
+
+  /** Reads the current file (not rotated ones). */
+  read(): JsonlReadResult<T> {
+    return readJsonl<T>(this.file);
+  }
+
+  /** Rotated files oldest first, then the current one. */
+  files(): string[] {
+    const out: string[] = [];
+    for (let i = this.keepFiles; i >= 1; i--) {
+      const f = `${this.file}.${i}`;
+      if (fs.existsSync(f)) out.push(f);
+    }
+    if (fs.existsSync(this.file)) out.push(this.file);
+    return out;
+  }
+
+  close(): void {
+    if (this.fd !== null) {
+      fs.closeSync(this.fd);
+      this.fd = null;
+    }
+  }
+}
+
+function endsWithNewline(file: string, size: number): boolean {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(1);
+    fs.readSync(fd, buf, 0, 1, size - 1);
+    return buf[0] === 0x0a;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function readJsonl<T>(file: string): JsonlReadResult<T> {
+  const result: JsonlReadResult<T> = { records: [], skipped: [] };
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return result;
+    throw err;
+  }
+  const lines = text.split('\n');
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      result.records.push(JSON.parse(line) as T);
+    } catch (err) {
+      result.skipped.push({ line: i + 1, reason: (err as Error).message });
+    }
+  });
+  return result;
+}

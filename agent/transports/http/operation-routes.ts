@@ -1,0 +1,36 @@
+import type { Hono } from 'hono';
+import type { Operation } from '../../core/operation.js';
+import { parseInput } from '../../core/validate.js';
+import { enforceAccess } from '../../security/access.js';
+import type { Services } from '../../runtime/services.js';
+import { parseJsonObject, readBodyText } from './body.js';
+import type { HttpEnv } from './http-env.js';
+import { jsonResponse } from './responses.js';
+
+/** `/v1/devices/{id}` → `/v1/devices/:id`. */
+export function honoPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+/** Steps 14–15: one route per table entry; access first, then body (D3), then validation and logic. */
+export function mountOperations(app: Hono<HttpEnv>, services: Services, operations: readonly Operation[]): void {
+  for (const op of operations) {
+    app.on(op.method, honoPath(op.path), async (c) => {
+      const principal = c.get('principal');
+      enforceAccess(op.access, principal, op.path.includes('{') ? c.req.path : op.path, services, { operation: op.id });
+      const body = op.method === 'GET' ? {} : parseJsonObject(await readBodyText(c.req.raw, services.settings.maxBodyBytes));
+      const input = {
+        body: parseInput(op.body, body, 'body'),
+        query: parseInput(op.query, c.req.query(), 'query'),
+        params: c.req.param() as Record<string, string>,
+      };
+      const result = await op.handler(input, {
+        services,
+        principal,
+        correlationId: c.get('correlationId'),
+        transport: 'rest',
+      });
+      return jsonResponse(result, 200);
+    });
+  }
+}

@@ -1,0 +1,117 @@
+import type { MiddlewareHandler } from 'hono';
+import { ApiError, notFound, unauthorized } from '../../../core/errors.js';
+import type { Operation } from '../../../core/operation.js';
+import { checkApiVersion } from '../../../api/api-version.js';
+import { TELEMETRY_STREAM_PATH } from '../../../api/stream-paths.js';
+import { publishAuthFailed } from '../../../security/access.js';
+import { readNeedsPrincipal } from '../../../security/read-policy.js';
+import type { Services } from '../../../runtime/services.js';
+import type { HttpEnv } from '../http-env.js';
+import { errorResponse, jsonResponse, toApiError } from '../responses.js';
+import { authenticate } from './authenticate.js';
+import { correlationIdOf } from './correlation.js';
+import { stampHeaders } from './cors.js';
+
+const HEALTH_PATHS = new Set(['/health', '/healthz', '/v1/health']);
+const RATE_LIMIT_EXEMPT = new Set(['/v1/health', '/v1/version', '/v1/instance']);
+
+function isWebSocketUpgrade(req: Request): boolean {
+  return (req.headers.get('upgrade') ?? '').toLowerCase() === 'websocket';
+}
+
+/**
+ * The request pipeline of api-behaviour §3.1, in its order. Each numbered step either answers or
+ * passes on; route dispatch (14) and the handler (15) run in `next()`, tracing (16) after it.
+ */
+export function requestPipeline(services: Services, operations: readonly Operation[]): MiddlewareHandler<HttpEnv> {
+  const log = (m: string) => process.stderr.write(`${m}\n`);
+  const byId = new Map(operations.map((o) => [o.id, o]));
+  const healthOp = byId.get('getHealth')!;
+  const openApiOp = byId.get('getOpenApi')!;
+  let openApiBody: string | null = null;
+
+  return async (c, next) => {
+    const req = c.req.raw;
+    const path = c.req.path;
+
+    // 1. The telemetry stream authenticates and traces itself (never in the trace ring).
+    if (path === TELEMETRY_STREAM_PATH && isWebSocketUpgrade(req)) return next();
+
+    const startedAt = performance.now();
+    const timestampMs = Date.now();
+    // 2. Correlation id.
+    const correlationId = correlationIdOf(req.headers.get('x-correlation-id'));
+    c.set('correlationId', correlationId);
+    c.set('principal', null);
+
+    let response: Response;
+    try {
+      response = (await preDispatch()) ?? (await dispatch());
+    } catch (err) {
+      response = errorResponse(toApiError(err, log));
+    }
+    stampHeaders(response.headers, correlationId);
+
+    // 16. Trace record.
+    services.traces.append({
+      correlation_id: correlationId,
+      method: req.method,
+      path,
+      status: response.status,
+      timestamp_ms: timestampMs,
+      duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
+    });
+    c.res = response;
+    return response;
+
+    async function dispatch(): Promise<Response> {
+      await next();
+      return c.res;
+    }
+
+    async function preDispatch(): Promise<Response | null> {
+      // 0. Size limit on the declared length (streamed bodies are capped while read).
+      const declared = Number(req.headers.get('content-length') ?? NaN);
+      if (Number.isFinite(declared) && declared > services.settings.maxBodyBytes) {
+        return errorResponse(new ApiError(413, 'payload_too_large', 'payload too large'));
+      }
+      // 3. CORS preflight.
+      if (req.method === 'OPTIONS') return new Response(null, { status: 204 });
+      // 4. Health, always public, any method.
+      if (HEALTH_PATHS.has(path)) {
+        return jsonResponse(await healthOp.handler({ body: {}, query: {}, params: {} }, context()));
+      }
+      // 6. OpenAPI, always public, any method; the table is fixed for the process, so build once.
+      if (path === '/v1/openapi.json') {
+        openApiBody ??= JSON.stringify(await openApiOp.handler({ body: {}, query: {}, params: {} }, context()));
+        return new Response(openApiBody, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
+      }
+      // 8. Anything else outside /v1 is unknown.
+      if (!path.startsWith('/v1/')) return errorResponse(notFound());
+      // 9 + 11. Authenticate; a principal of another tenant stops here.
+      const auth = authenticate(req.headers.get('authorization'), services);
+      c.set('principal', auth.principal);
+      if (auth.error) return errorResponse(auth.error);
+      // 10. Read-auth policy for plain reads (read-like POSTs are checked with their operation).
+      if ((req.method === 'GET' || req.method === 'HEAD') && !auth.principal && readNeedsPrincipal(path, services.settings)) {
+        publishAuthFailed(services.bus, 'read_auth_required', null, { path });
+        return errorResponse(unauthorized());
+      }
+      // 12. API version header.
+      const versionError = checkApiVersion(req.headers.get('x-svc-api-version'));
+      if (versionError) return errorResponse(versionError);
+      // 13. Rate limit.
+      if (!RATE_LIMIT_EXEMPT.has(path)) {
+        const wait = services.rateLimiter.take(auth.principal?.key_id ?? 'anonymous');
+        if (wait !== null) {
+          return errorResponse(new ApiError(429, 'rate_limited', 'rate limit exceeded', { retry_after_secs: wait }));
+        }
+      }
+      return null;
+    }
+
+    function context() {
+      return { services, principal: null, correlationId, transport: 'rest' as const };
+    }
+  };
+}

@@ -1,0 +1,265 @@
+/** What the stream reads of a backlog (a `Ring`): offsets, items by offset, and new appends. */
+export interface Backlog {
+  readonly headOffset: number;
+  readonly oldestOffset: number;
+  at(offset: number): unknown;
+  onAppend(listener: (item: unknown, offset: number) => void): () => void;
+}
+
+/** The socket operations a stream connection needs; `send`'s callback fires once the write completed. */
+export interface StreamSocket {
+  send(data: string, done: (err?: Error) => void): void;
+  close(code: number, reason: string): void;
+}
+
+export type BacklogName = 'telemetry' | 'traces' | 'alerts';
+const BACKLOG_NAMES: readonly BacklogName[] = ['telemetry', 'traces', 'alerts'];
+
+/** Frame `type` and payload key of each backlog (api-behaviour §14.1). */
+const FRAME_SHAPE: Record<BacklogName, { type: string; key: string }> = {
+  telemetry: { type: 'telemetry', key: 'event' },
+  traces: { type: 'trace', key: 'record' },
+  alerts: { type: 'alert', key: 'alert' },
+};
+
+export interface StreamOptions {
+  maxPendingFrames: number;
+  heartbeatIntervalMs: number;
+  /** 0 = no end; otherwise close normally (1000) after this many seconds. */
+  streamSeconds: number;
+  /** A frame whose content carries another tenant's id is never sent (D6). */
+  tenantId: string;
+}
+
+export interface StreamStats {
+  pending_frames: number;
+  dropped_frames: number;
+  sent_frames: number;
+  paused: boolean;
+}
+
+/**
+ * Writes handed to the socket at once. Small on purpose: frames wait in our queue, where the oldest
+ * can still be dropped, instead of in the socket buffer, where nothing can be taken back.
+ */
+const MAX_IN_FLIGHT = 4;
+
+/**
+ * One client of `WS /v1/stream/telemetry` (rules D6, §14). Each backlog has a cursor: at connect (and
+ * after `resume`) the connection replays from the cursor, pulling only as fast as the client takes
+ * frames; once a backlog is caught up, new items are pushed as they arrive. Pending frames (queued or
+ * being written) are capped; when a new frame finds the cap reached, the oldest queued frame is
+ * dropped, counted and announced with a `backpressure` frame, and `paused:false` follows once the
+ * queue drained to half. Items a slow replay lost to ring overrun are counted as dropped too.
+ */
+export class StreamConnection {
+  private readonly queue: string[] = [];
+  private inFlight = 0;
+  private readonly cursor: Record<BacklogName, number> = { telemetry: 0, traces: 0, alerts: 0 };
+  private readonly live: Record<BacklogName, boolean> = { telemetry: false, traces: false, alerts: false };
+  private dropped = 0;
+  private sent = 0;
+  private paused = false;
+  private closed = false;
+  private readonly unsubscribers: Array<() => void> = [];
+  private readonly timers: NodeJS.Timeout[] = [];
+
+  constructor(
+    private readonly socket: StreamSocket,
+    private readonly backlogs: Record<BacklogName, Backlog>,
+    private readonly options: StreamOptions,
+  ) {}
+
+  start(): void {
+    this.sendControl({
+      type: 'hello',
+      version: 'v1',
+      stream: 'telemetry',
+      contract: {
+        resume_supported: true,
+        max_pending_frames: this.options.maxPendingFrames,
+        heartbeat_interval_ms: this.options.heartbeatIntervalMs,
+        reconnect: 'send {"type":"resume","telemetry_offset":N,"trace_offset":N,"alert_offset":N}',
+      },
+    });
+    for (const name of BACKLOG_NAMES) {
+      this.unsubscribers.push(this.backlogs[name].onAppend((item, offset) => this.onAppend(name, item, offset)));
+    }
+    const hb = setInterval(() => this.sendControl(this.heartbeatFrame()), this.options.heartbeatIntervalMs);
+    hb.unref();
+    this.timers.push(hb);
+    if (this.options.streamSeconds > 0) {
+      const end = setTimeout(() => this.end(1000, 'stream duration reached'), this.options.streamSeconds * 1000);
+      end.unref();
+      this.timers.push(end);
+    }
+    this.pump();
+  }
+
+  /** Handles one text message from the client; anything unrecognised is ignored. */
+  receive(text: string): void {
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (!msg || typeof msg !== 'object') return;
+    const m = msg as Record<string, unknown>;
+    if (m['type'] === 'ping') this.sendControl({ type: 'pong' });
+    else if (m['type'] === 'resume') this.resume(m);
+  }
+
+  private resume(m: Record<string, unknown>): void {
+    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
+    this.cursor.telemetry = num(m['telemetry_offset']);
+    this.cursor.traces = num(m['trace_offset']);
+    this.cursor.alerts = num(m['alert_offset']);
+    for (const name of BACKLOG_NAMES) this.live[name] = false;
+    // Frames queued for the old positions would duplicate or reorder the replay.
+    this.queue.length = 0;
+    this.sendControl({
+      type: 'resumed',
+      telemetry_offset: this.cursor.telemetry,
+      trace_offset: this.cursor.traces,
+      alert_offset: this.cursor.alerts,
+    });
+    this.pump();
+  }
+
+  stats(): StreamStats {
+    return { pending_frames: this.pending(), dropped_frames: this.dropped, sent_frames: this.sent, paused: this.paused };
+  }
+
+  /** Stops timers and subscriptions; the socket is closed by its owner (or by `end`). */
+  dispose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const u of this.unsubscribers) u();
+    for (const t of this.timers) clearTimeout(t);
+    this.queue.length = 0;
+  }
+
+  private end(code: number, reason: string): void {
+    this.dispose();
+    this.socket.close(code, reason);
+  }
+
+  private pending(): number {
+    return this.queue.length + this.inFlight;
+  }
+
+  private heartbeatFrame() {
+    return {
+      type: 'heartbeat',
+      offsets: {
+        telemetry: this.backlogs.telemetry.headOffset,
+        traces: this.backlogs.traces.headOffset,
+        alerts: this.backlogs.alerts.headOffset,
+      },
+      dropped_frames: this.dropped,
+    };
+  }
+
+  private frame(name: BacklogName, item: unknown, offset: number): string | null {
+    if (this.foreignTenant(item)) return null;
+    const shape = FRAME_SHAPE[name];
+    return JSON.stringify({ type: shape.type, offset, [shape.key]: item });
+  }
+
+  private foreignTenant(item: unknown): boolean {
+    if (!item || typeof item !== 'object') return false;
+    const o = item as Record<string, unknown>;
+    const payload = o['payload'] as Record<string, unknown> | undefined;
+    const tenant = o['tenant_id'] ?? (payload && typeof payload === 'object' ? payload['tenant_id'] : undefined);
+    return typeof tenant === 'string' && tenant !== this.options.tenantId;
+  }
+
+  private onAppend(name: BacklogName, item: unknown, offset: number): void {
+    if (this.closed) return;
+    if (!this.live[name]) {
+      this.pump();
+      return;
+    }
+    if (offset > this.cursor[name]) this.countDropped(offset - this.cursor[name]);
+    this.cursor[name] = offset + 1;
+    const f = this.frame(name, item, offset);
+    if (f === null) return;
+    if (this.pending() >= this.options.maxPendingFrames) {
+      if (this.queue.length > 0) {
+        this.queue.shift();
+        this.countDropped(1);
+      } else {
+        // Every pending frame is already in the socket: the new one is the only one we can drop.
+        this.countDropped(1);
+        return;
+      }
+    }
+    this.queue.push(f);
+    this.drain();
+  }
+
+  private countDropped(n: number): void {
+    this.dropped += n;
+    if (!this.paused) {
+      this.paused = true;
+      this.sendControl({ type: 'backpressure', paused: true, pending_frames: this.pending(), dropped_frames: this.dropped });
+    }
+  }
+
+  /** Pulls replay items into the queue while there is room, round-robin over the backlogs. */
+  private pump(): void {
+    let progressed = true;
+    while (!this.closed && progressed && this.pending() < this.options.maxPendingFrames) {
+      progressed = false;
+      for (const name of BACKLOG_NAMES) {
+        if (this.live[name] || this.pending() >= this.options.maxPendingFrames) continue;
+        const ring = this.backlogs[name];
+        if (this.cursor[name] < ring.oldestOffset) {
+          // The ring overwrote items this client never got.
+          this.countDropped(ring.oldestOffset - this.cursor[name]);
+          this.cursor[name] = ring.oldestOffset;
+        }
+        if (this.cursor[name] >= ring.headOffset) {
+          this.live[name] = true;
+          continue;
+        }
+        const offset = this.cursor[name]++;
+        const f = this.frame(name, ring.at(offset), offset);
+        if (f !== null) this.queue.push(f);
+        progressed = true;
+      }
+    }
+    this.drain();
+  }
+
+  private drain(): void {
+    while (!this.closed && this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
+      const f = this.queue.shift()!;
+      this.inFlight++;
+      this.socket.send(f, (err) => this.written(err));
+    }
+  }
+
+  private written(err?: Error): void {
+    this.inFlight--;
+    if (this.closed) return;
+    if (err) {
+      this.end(1011, 'write failed');
+      return;
+    }
+    this.sent++;
+    this.drain();
+    this.pump();
+    if (this.paused && this.pending() <= Math.floor(this.options.maxPendingFrames / 2)) {
+      this.paused = false;
+      this.sendControl({ type: 'backpressure', paused: false, pending_frames: this.pending(), dropped_frames: this.dropped });
+    }
+  }
+
+  /** Control frames bypass the queue and its cap, so they go out ahead of queued data frames. */
+  private sendControl(frame: Record<string, unknown>): void {
+    if (this.closed) return;
+    this.socket.send(JSON.stringify(frame), () => undefined);
+  }
+}

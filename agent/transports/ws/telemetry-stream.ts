@@ -1,0 +1,73 @@
+import type { Hono } from 'hono';
+import { upgradeWebSocket } from '@hono/node-server';
+import type { WebSocket } from 'ws';
+import { notFound, unauthorized } from '../../core/errors.js';
+import { TELEMETRY_STREAM_PATH } from '../../api/stream-paths.js';
+import { publishAuthFailed } from '../../security/access.js';
+import type { Services } from '../../runtime/services.js';
+import type { HttpEnv } from '../http/http-env.js';
+import { authenticate } from '../http/pipeline/authenticate.js';
+import { errorResponse } from '../http/responses.js';
+import { StreamConnection } from './stream-connection.js';
+
+/** Live connections, for stats and for closing them at shutdown. */
+export const openStreams = new Set<StreamConnection>();
+
+/**
+ * `WS /v1/stream/telemetry`. The upgrade is checked like a REST read of a sensitive path (D6):
+ * a credential from `Authorization` or, for browsers, the `access_token` query parameter; a principal
+ * is required when either read-auth flag is on; a foreign tenant is refused before the upgrade.
+ */
+export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services): void {
+  const upgrade = upgradeWebSocket(() => {
+    let connection: StreamConnection | null = null;
+    return {
+      onOpen(_event, ws) {
+        const raw = ws.raw as WebSocket;
+        connection = new StreamConnection(
+          {
+            send: (data, done) => {
+              if (raw.readyState !== raw.OPEN) return done(new Error('socket closed'));
+              raw.send(data, done);
+            },
+            close: (code, reason) => raw.close(code, reason),
+          },
+          { telemetry: services.telemetry.ring, traces: services.traces, alerts: services.alerts.ring },
+          { ...services.settings.ws, tenantId: services.settings.tenantId },
+        );
+        openStreams.add(connection);
+        connection.start();
+      },
+      onMessage(event) {
+        if (typeof event.data === 'string') connection?.receive(event.data);
+        else if (event.data instanceof ArrayBuffer) connection?.receive(Buffer.from(event.data).toString('utf8'));
+      },
+      onClose() {
+        if (connection) {
+          connection.dispose();
+          openStreams.delete(connection);
+        }
+      },
+      onError() {
+        if (connection) {
+          connection.dispose();
+          openStreams.delete(connection);
+        }
+      },
+    };
+  });
+
+  app.get(TELEMETRY_STREAM_PATH, async (c, next) => {
+    // A plain GET of the stream path is not a route (api-behaviour §3.1 step 1).
+    if ((c.req.header('upgrade') ?? '').toLowerCase() !== 'websocket') return errorResponse(notFound());
+    const header = c.req.header('authorization') ?? (c.req.query('access_token') ? `Bearer ${c.req.query('access_token')}` : undefined);
+    const auth = authenticate(header, services);
+    if (auth.error) return errorResponse(auth.error);
+    const { requireAuthReads, requireAuthAllReads } = services.settings;
+    if (!auth.principal && (requireAuthReads || requireAuthAllReads)) {
+      publishAuthFailed(services.bus, 'read_auth_required', null, { path: TELEMETRY_STREAM_PATH });
+      return errorResponse(unauthorized());
+    }
+    return upgrade(c, next);
+  });
+}
