@@ -52,16 +52,22 @@ export class AlertService {
   private constructor(
     readonly ring: PersistentRing<Alert>,
     private readonly dedupSecs: Record<AlertSeverity, number>,
+    private readonly log: (line: string) => void,
   ) {}
 
-  static async open(stateDir: string, capacity: number, dedupSecs: Record<AlertSeverity, number>): Promise<AlertService> {
+  static async open(
+    stateDir: string,
+    capacity: number,
+    dedupSecs: Record<AlertSeverity, number>,
+    log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  ): Promise<AlertService> {
     const ring = await PersistentRing.open<Alert>(path.join(stateDir, ALERTS_FILE), capacity);
-    return new AlertService(ring, dedupSecs);
+    return new AlertService(ring, dedupSecs, log);
   }
 
   /** Raises an alert; returns it, or null when it duplicates one inside the dedup window. */
-  raise(input: AlertInput, now = Date.now()): Alert | null {
-    const windowMs = this.dedupSecs[input.severity] * 1000;
+  raise(input: AlertInput, now = Date.now(), options: { dedup?: boolean } = {}): Alert | null {
+    const windowMs = options.dedup === false ? 0 : this.dedupSecs[input.severity] * 1000;
     if (windowMs > 0) {
       const duplicate = this.ring
         .latest()
@@ -85,7 +91,7 @@ export class AlertService {
       // No outbound channel is configured in this build's settings: delivery is the agent log.
       delivered_via: ['log'],
     };
-    process.stderr.write(`alert [${alert.severity}] ${alert.alert_type} from ${alert.source}: ${alert.message}\n`);
+    this.log(`alert [${alert.severity}] ${alert.alert_type} from ${alert.source}: ${alert.message}`);
     this.ring.append(alert);
     for (const l of this.listeners) l(alert);
     return alert;

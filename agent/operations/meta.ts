@@ -207,4 +207,24 @@ export const metaOperations: Operation[] = [
     cli: ['alerts', 'list'],
     handler: (_input, ctx) => ({ version: API_VERSION, alerts: ctx.services.alerts.list() }),
   }),
+  defineOperation<{ message?: string | undefined }>({
+    id: 'testAlert',
+    group: 'alerts',
+    summary: 'Raise an informational test alert through the alert pipeline',
+    method: 'POST',
+    path: '/v1/alerts/test',
+    access: { kind: 'action', action: 'Operate' },
+    rpc: { name: 'TestAlert', request: 'Empty' },
+    cli: ['alerts', 'test'],
+    body: z.object({ message: z.string().min(1).max(1000).optional() }),
+    handler: ({ body }, ctx) => {
+      const who = ctx.principal?.key_id ?? 'anonymous';
+      const alert = ctx.services.alerts.raise(
+        { alert_type: 'custom', severity: 'info', source: 'control-center', message: body.message ?? `test alert requested by ${who}` },
+        Date.now(),
+        { dedup: false },
+      );
+      return { ok: true, alert };
+    },
+  }),
 ];

@@ -78,7 +78,7 @@ export class Agent {
       project,
       bus,
       traces: await openTraceRing(settings.stateDir, settings.rings.traces),
-      alerts: await AlertService.open(settings.stateDir, settings.rings.alerts, settings.alertDedupSecs),
+      alerts: await AlertService.open(settings.stateDir, settings.rings.alerts, settings.alertDedupSecs, log),
       telemetry,
       devices: new DeviceRegistry(project.config),
       credentials: new Credentials(settings),

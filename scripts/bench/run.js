@@ -1,0 +1,481 @@
+// `npm run bench`: the performance figures of brief §6 that concern the agent's own HTTP server,
+// measured in one run and reported as ratios / against targets. Prints a table and writes
+// bench-results/latest.json. Needs the compiled agent (`npm run build`).
+//
+//  1. GET /v1/health throughput, keep-alive, server pinned to one core: bare `node:http` server
+//     replaying the agent's health response (baseline-server.js) vs. `svc serve`; ratio >= 0.70.
+//     Load comes from loadgen.js in its own process pinned to the other core (see its header
+//     for why it is hand-written rather than autocannon).
+//  2. Cold start: spawn to first 200 on /v1/health, polled every ~5 ms, median of 5; <= 500 ms.
+//  3. Idle RSS ~2 s after start with the demo project (VmRSS); <= 60 MiB.
+//
+// Only 127.0.0.1 is used. Children are killed on exit, failure, SIGINT and SIGTERM.
+// Knobs (env): BENCH_CONNECTIONS (10), BENCH_WARMUP_MS (1000), BENCH_DURATION_MS (5000),
+// BENCH_ROUNDS (2, baseline and agent alternate), BENCH_COLD_RUNS (5), BENCH_STRICT=1 (exit 1 on FAIL).
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SVC = path.join(ROOT, 'bin', 'svc.js');
+const HOST = '127.0.0.1';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 1000);
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 5000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 5);
+const WATCHDOG_MS = 150_000;
+
+const TARGET = { ratio: 0.7, coldStartMs: 500, idleRssMiB: 60 };
+
+// ---------------------------------------------------------------------------------------------
+// Child bookkeeping and cleanup
+
+const children = new Set();
+const tempDirs = [];
+
+function killAll() {
+  for (const child of children) {
+    if (child.exitCode === null && child.signalCode === null) {
+      try {
+        child.kill('SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+  }
+  children.clear();
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+process.on('exit', killAll);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    process.stderr.write(`bench: ${sig}, stopping children\n`);
+    killAll();
+    process.exit(130);
+  });
+}
+const watchdog = setTimeout(() => {
+  process.stderr.write(`bench: watchdog: still running after ${WATCHDOG_MS / 1000} s, giving up\n`);
+  killAll();
+  process.exit(1);
+}, WATCHDOG_MS);
+watchdog.unref();
+
+function tempDir(prefix) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+function track(child, label) {
+  children.add(child);
+  child.label = label;
+  child.stdoutText = '';
+  child.stderrText = '';
+  child.stdout?.setEncoding('utf8');
+  child.stderr?.setEncoding('utf8');
+  child.stdout?.on('data', (d) => (child.stdoutText += d));
+  child.stderr?.on('data', (d) => (child.stderrText = (child.stderrText + d).slice(-8000)));
+  child.exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  child.exited.then(() => children.delete(child));
+  return child;
+}
+
+async function stop(child, graceMs = 3000) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+function waitForStdout(child, pattern, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const m = pattern.exec(child.stdoutText);
+      if (m) {
+        cleanup();
+        resolve(m);
+      }
+    };
+    const onExit = () => {
+      cleanup();
+      reject(new Error(`${child.label} exited before it was ready:\n${child.stdoutText}\n${child.stderrText}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`${child.label} not ready after ${timeoutMs} ms:\n${child.stdoutText}\n${child.stderrText}`));
+    }, timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.stdout.off('data', check);
+      child.off('exit', onExit);
+    };
+    child.stdout.on('data', check);
+    child.on('exit', onExit);
+    check();
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Machine, pinning, project
+
+const cpus = os.cpus();
+const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : cpus.length;
+const hasTaskset = spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+const pin = hasTaskset && cores >= 2;
+const SERVER_CORE = '0';
+const GENERATOR_CORE = '1';
+const serverPrefix = pin ? ['taskset', '-c', SERVER_CORE] : [];
+const generatorPrefix = pin ? ['taskset', '-c', GENERATOR_CORE] : [];
+// Keep this orchestrator (and the cold-start poller) off the server core as well.
+if (pin) spawnSync('taskset', ['-pc', GENERATOR_CORE, String(process.pid)], { stdio: 'ignore' });
+const clkTck = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
+const notes = [];
+const demoConfig = path.join(ROOT, 'demo', 'svc.toml');
+const demoProgram = path.join(ROOT, 'demo', 'programs', 'patrol.sd');
+const useDemo = existsSync(demoConfig);
+const projectArgs = useDemo ? ['--config', 'demo/svc.toml', ...(existsSync(demoProgram) ? ['--program', 'demo/programs/patrol.sd'] : [])] : [];
+if (!useDemo) notes.push('demo/svc.toml is missing: the agent ran without --config/--program');
+else if (!existsSync(demoProgram)) notes.push('demo/programs/patrol.sd is missing: the agent ran without --program');
+
+if (!existsSync(path.join(ROOT, 'dist', 'agent', 'cli', 'main.js'))) {
+  process.stderr.write('bench: the compiled agent is missing; run `npm run build` first\n');
+  process.exit(2);
+}
+
+const machine = {
+  cpuModel: cpus[0]?.model ?? 'unknown',
+  cores,
+  node: process.version,
+  platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+  totalMemMiB: Math.round(os.totalmem() / 1048576),
+  pinned: pin ? { server: Number(SERVER_CORE), generator: Number(GENERATOR_CORE) } : null,
+};
+if (!pin) notes.push(hasTaskset ? 'only one core: server and load generator share it' : 'taskset not found: processes are not pinned');
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, HOST, () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function get(port, urlPath, timeoutMs = 2000) {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: HOST, port, path: urlPath, agent: false, timeout: timeoutMs }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, rawHeaders: res.rawHeaders, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+/** Start `svc serve` on a free port with a fresh state dir. */
+async function startAgent({ pinned = true, extraNodeArgs = [] } = {}) {
+  const port = await freePort();
+  const stateDir = tempDir('svc-bench-state-');
+  const prefix = pinned ? serverPrefix : [];
+  const argv = [...prefix, process.execPath, ...extraNodeArgs, SVC, 'serve', ...projectArgs, '--bind', `${HOST}:${port}`];
+  const t0 = performance.now();
+  const child = track(
+    spawn(argv[0], argv.slice(1), {
+      cwd: ROOT,
+      env: { ...process.env, SVC_CONTROL_CENTER_STATE_DIR: stateDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+    'svc serve',
+  );
+  return { child, port, stateDir, t0 };
+}
+
+async function startBaseline(spec) {
+  const argv = [...serverPrefix, process.execPath, path.join(ROOT, 'scripts', 'bench', 'baseline-server.js'), `${HOST}:0`];
+  const child = track(
+    spawn(argv[0], argv.slice(1), { cwd: ROOT, env: { ...process.env, BENCH_HEALTH: JSON.stringify(spec) }, stdio: ['ignore', 'pipe', 'pipe'] }),
+    'baseline server',
+  );
+  const m = await waitForStdout(child, /listening (\d+)/, 10_000);
+  return { child, port: Number(m[1]) };
+}
+
+async function runLoad(port, serverPid) {
+  const argv = [
+    ...generatorPrefix,
+    process.execPath,
+    path.join(ROOT, 'scripts', 'bench', 'loadgen.js'),
+    HOST,
+    String(port),
+    '/v1/health',
+    String(CONNECTIONS),
+    String(WARMUP_MS),
+    String(DURATION_MS),
+    String(serverPid),
+  ];
+  const child = track(spawn(argv[0], argv.slice(1), { env: { ...process.env, CLK_TCK: String(clkTck) }, stdio: ['ignore', 'pipe', 'pipe'] }), 'load generator');
+  const { code } = await child.exited;
+  if (code !== 0) throw new Error(`load generator failed (${code}): ${child.stderrText}`);
+  return JSON.parse(child.stdoutText.trim().split('\n').pop());
+}
+
+function readStatusKiB(pid, field) {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : null;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n === 0 ? null : n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+};
+const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+const progress = (msg) => process.stderr.write(`bench: ${msg}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// 1. Health throughput: baseline vs agent
+
+async function captureHealth() {
+  const agent = await startAgent();
+  try {
+    await waitForStdout(agent.child, /svc agent listening on http:\/\/\S+/, 15_000);
+    const res = await get(agent.port, '/v1/health');
+    if (res.status !== 200) throw new Error(`agent /v1/health answered ${res.status}: ${res.body}`);
+    const skip = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+    const headers = [];
+    for (let i = 0; i < res.rawHeaders.length; i += 2) {
+      if (!skip.has(res.rawHeaders[i].toLowerCase())) headers.push([res.rawHeaders[i], res.rawHeaders[i + 1]]);
+    }
+    return { headers, body: res.body.toString('utf8'), headerCount: res.rawHeaders.length / 2 };
+  } finally {
+    await stop(agent.child);
+  }
+}
+
+async function measureBaseline(spec) {
+  const srv = await startBaseline(spec);
+  try {
+    // Sanity: the baseline's response must carry as many headers as the agent's.
+    const check = await get(srv.port, '/v1/health');
+    if (check.status !== 200) throw new Error(`baseline answered ${check.status}`);
+    if (check.rawHeaders.length / 2 !== spec.headerCount) {
+      notes.push(`baseline sends ${check.rawHeaders.length / 2} headers, agent ${spec.headerCount}`);
+    }
+    return await runLoad(srv.port, srv.child.pid);
+  } finally {
+    await stop(srv.child);
+  }
+}
+
+async function measureAgent() {
+  const agent = await startAgent();
+  try {
+    await waitForStdout(agent.child, /svc agent listening on http:\/\/\S+/, 15_000);
+    return await runLoad(agent.port, agent.child.pid);
+  } finally {
+    await stop(agent.child);
+  }
+}
+
+function aggregate(runs) {
+  const requests = runs.reduce((a, r) => a + r.requests, 0);
+  const seconds = runs.reduce((a, r) => a + r.durationMs / 1000, 0);
+  return {
+    rps: requests / seconds,
+    p50Ms: mean(runs.map((r) => r.latencyMs.p50)),
+    p99Ms: mean(runs.map((r) => r.latencyMs.p99)),
+    serverCpu: mean(runs.map((r) => r.serverCpu ?? NaN)),
+    generatorCpu: mean(runs.map((r) => r.generatorCpu)),
+    non2xx: runs.reduce((a, r) => a + r.non2xx, 0),
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    responseBytes: runs[0]?.responseBytes,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Cold start
+
+async function coldStartOnce() {
+  const agent = await startAgent();
+  const deadline = agent.t0 + 10_000;
+  try {
+    for (;;) {
+      const attempt = performance.now();
+      try {
+        const res = await get(agent.port, '/v1/health', 1000);
+        if (res.status === 200) return performance.now() - agent.t0;
+      } catch {
+        /* not listening yet */
+      }
+      if (agent.child.exitCode !== null) throw new Error(`svc serve exited during cold start:\n${agent.child.stderrText}`);
+      if (performance.now() > deadline) throw new Error('no 200 on /v1/health within 10 s');
+      await sleep(Math.max(0, 5 - (performance.now() - attempt)));
+    }
+  } finally {
+    await stop(agent.child);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Idle RSS
+
+async function idleRss() {
+  const agent = await startAgent();
+  try {
+    await waitForStdout(agent.child, /svc agent listening on http:\/\/\S+/, 15_000);
+    await sleep(2000);
+    const pid = agent.child.pid;
+    const rssKiB = readStatusKiB(pid, 'VmRSS');
+    const hwmKiB = readStatusKiB(pid, 'VmHWM');
+    let devices = null;
+    try {
+      const res = await get(agent.port, '/v1/devices');
+      if (res.status === 200) {
+        const body = JSON.parse(res.body.toString('utf8'));
+        const list = Array.isArray(body) ? body : (body.devices ?? body.items ?? body.data);
+        if (Array.isArray(list)) devices = list.length;
+      }
+    } catch {
+      /* informational only */
+    }
+    return { rssKiB, hwmKiB, devices };
+  } finally {
+    await stop(agent.child);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+const verdict = (pass) => (pass ? 'PASS' : 'FAIL');
+const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
+const fmtMs = (n) => (n == null || Number.isNaN(n) ? 'n/a' : n < 10 ? n.toFixed(2) : n.toFixed(1));
+const fmtPct = (n) => (n == null || Number.isNaN(n) ? 'n/a' : `${Math.round(n * 100)}%`);
+
+async function main() {
+  const started = performance.now();
+  progress(`machine: ${machine.cpuModel}, ${cores} cores, node ${process.version}${pin ? ', servers on cpu0, generator on cpu1' : ''}`);
+  progress(`project: ${projectArgs.length ? projectArgs.join(' ') : '(none)'}`);
+
+  progress('capturing the agent health response');
+  const spec = await captureHealth();
+
+  const rounds = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    progress(`throughput round ${i + 1}/${ROUNDS}: baseline`);
+    const baseline = await measureBaseline(spec);
+    progress(`  baseline ${fmtInt(baseline.rps)} req/s`);
+    progress(`throughput round ${i + 1}/${ROUNDS}: agent`);
+    const agent = await measureAgent();
+    progress(`  agent ${fmtInt(agent.rps)} req/s`);
+    rounds.push({ baseline, agent });
+  }
+  const base = aggregate(rounds.map((r) => r.baseline));
+  const agt = aggregate(rounds.map((r) => r.agent));
+  const ratio = agt.rps / base.rps;
+  if (base.non2xx || agt.non2xx) notes.push(`non-2xx responses: baseline ${base.non2xx}, agent ${agt.non2xx}`);
+  if (base.errors || agt.errors) notes.push(`socket errors: baseline ${base.errors}, agent ${agt.errors}`);
+  if (base.generatorCpu > 0.9) notes.push(`the load generator used ${fmtPct(base.generatorCpu)} of its core against the baseline: the baseline figure may be generator-bound`);
+
+  progress(`cold start x${COLD_RUNS}`);
+  const coldRuns = [];
+  for (let i = 0; i < COLD_RUNS; i++) coldRuns.push(await coldStartOnce());
+  const coldMedian = median(coldRuns);
+
+  progress('idle RSS');
+  const rss = await idleRss();
+  const rssMiB = rss.rssKiB / 1024;
+
+  const results = {
+    timestamp: new Date().toISOString(),
+    machine,
+    project: projectArgs,
+    notes,
+    throughput: {
+      path: '/v1/health',
+      connections: CONNECTIONS,
+      warmupMs: WARMUP_MS,
+      durationMs: DURATION_MS,
+      rounds,
+      baseline: base,
+      agent: agt,
+      ratio,
+      target: TARGET.ratio,
+      pass: ratio >= TARGET.ratio,
+    },
+    coldStart: { runsMs: coldRuns, medianMs: coldMedian, pinned: pin, targetMs: TARGET.coldStartMs, pass: coldMedian <= TARGET.coldStartMs },
+    idleRss: { afterMs: 2000, rssKiB: rss.rssKiB, rssMiB, hwmKiB: rss.hwmKiB, devices: rss.devices, targetMiB: TARGET.idleRssMiB, pass: rssMiB <= TARGET.idleRssMiB },
+    totalSeconds: 0,
+  };
+  results.totalSeconds = (performance.now() - started) / 1000;
+
+  const outDir = path.join(ROOT, 'bench-results');
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(path.join(outDir, 'latest.json'), JSON.stringify(results, null, 2) + '\n');
+
+  const rows = [
+    ['figure', 'value', 'target', 'result'],
+    [`health req/s, bare node:http (${CONNECTIONS} conn, keep-alive)`, `${fmtInt(base.rps)} req/s`, '(reference)', ''],
+    [`health req/s, svc serve (${CONNECTIONS} conn, keep-alive)`, `${fmtInt(agt.rps)} req/s`, '', ''],
+    ['health throughput agent / baseline', ratio.toFixed(3), `>= ${TARGET.ratio.toFixed(2)}`, verdict(results.throughput.pass)],
+    ['health latency p50 / p99, baseline', `${fmtMs(base.p50Ms)} / ${fmtMs(base.p99Ms)} ms`, '(none)', 'info'],
+    ['health latency p50 / p99, agent', `${fmtMs(agt.p50Ms)} / ${fmtMs(agt.p99Ms)} ms`, '(none)', 'info'],
+    ['server CPU during window, baseline / agent', `${fmtPct(base.serverCpu)} / ${fmtPct(agt.serverCpu)}`, '(one core)', 'info'],
+    ['load generator CPU, baseline / agent runs', `${fmtPct(base.generatorCpu)} / ${fmtPct(agt.generatorCpu)}`, '< 90%', 'info'],
+    [`cold start to first 200 (median of ${COLD_RUNS})`, `${fmtInt(coldMedian)} ms`, `<= ${TARGET.coldStartMs} ms`, verdict(results.coldStart.pass)],
+    ['idle RSS 2 s after start (VmRSS)', `${rssMiB.toFixed(1)} MiB`, `<= ${TARGET.idleRssMiB} MiB`, verdict(results.idleRss.pass)],
+  ];
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const line = (r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd();
+  const out = [];
+  out.push('');
+  out.push(`svc bench  ${results.timestamp}`);
+  out.push(`machine    ${machine.cpuModel}, ${cores} cores, ${machine.totalMemMiB} MiB, node ${machine.node}, ${machine.platform}`);
+  out.push(`pinning    ${pin ? `server on cpu${SERVER_CORE}, load generator and bench on cpu${GENERATOR_CORE} (taskset)` : 'none'}`);
+  out.push(`project    ${projectArgs.length ? projectArgs.join(' ') : '(none: demo/svc.toml missing)'}${rss.devices != null ? `, ${rss.devices} devices` : ''}`);
+  out.push(`load       GET /v1/health, ${CONNECTIONS} keep-alive connections, ${WARMUP_MS} ms warm-up + ${DURATION_MS} ms, ${ROUNDS} alternating rounds, ${base.responseBytes} B/response`);
+  out.push('');
+  out.push(line(rows[0]));
+  out.push(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows.slice(1)) out.push(line(r));
+  out.push('');
+  out.push(`rounds     ${rounds.map((r, i) => `#${i + 1} baseline ${fmtInt(r.baseline.rps)} / agent ${fmtInt(r.agent.rps)} req/s`).join('; ')}`);
+  out.push(`cold runs  ${coldRuns.map((x) => `${Math.round(x)}`).join(', ')} ms${pin ? ' (agent pinned to one core)' : ''}`);
+  out.push(`idle RSS   ${rss.rssKiB} kB (peak ${rss.hwmKiB} kB)`);
+  for (const n of notes) out.push(`note       ${n}`);
+  out.push(`wrote      bench-results/latest.json (${results.totalSeconds.toFixed(1)} s)`);
+  process.stdout.write(out.join('\n') + '\n');
+
+  const allPass = results.throughput.pass && results.coldStart.pass && results.idleRss.pass;
+  if (process.env.BENCH_STRICT === '1' && !allPass) process.exitCode = 1;
+}
+
+main().then(
+  () => {
+    killAll();
+  },
+  (err) => {
+    process.stderr.write(`bench failed: ${err.stack ?? err}\n`);
+    killAll();
+    process.exit(1);
+  },
+);
