@@ -45,6 +45,16 @@ export interface StreamStats {
 const MAX_IN_FLIGHT = 4;
 
 /**
+ * Unwritten optional control frames (`pong`, `heartbeat`, `resumed`) allowed at once. They bypass the
+ * data-frame capacity, so without a bound a client that sends pings (or resumes) but never reads would
+ * make the server buffer replies without limit. A client that reads never gets near it.
+ */
+export const MAX_CONTROL_IN_FLIGHT = 64;
+
+/** Node timers take at most a signed 32-bit delay; a longer one fires after 1 ms instead. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
  * One client of `WS /v1/stream/telemetry` (rules D6, §14). Each backlog has a cursor: at connect (and
  * after `resume`) the connection replays from the cursor, pulling only as fast as the client takes
  * frames; once a backlog is caught up, new items are pushed as they arrive. Pending frames (queued or
@@ -61,6 +71,7 @@ export class StreamConnection {
   private sent = 0;
   private paused = false;
   private closed = false;
+  private controlInFlight = 0;
   private readonly unsubscribers: Array<() => void> = [];
   private readonly timers: NodeJS.Timeout[] = [];
 
@@ -83,17 +94,30 @@ export class StreamConnection {
       },
     });
     for (const name of BACKLOG_NAMES) {
+      // "Replay from offset 0" means everything the backlog still holds. Items evicted before this
+      // client connected were never this connection's to drop: counting them would greet every
+      // client of a long-running agent with a false `backpressure paused:true`.
+      this.cursor[name] = this.backlogs[name].oldestOffset;
       this.unsubscribers.push(this.backlogs[name].onAppend((item, offset) => this.onAppend(name, item, offset)));
     }
-    const hb = setInterval(() => this.sendControl(this.heartbeatFrame()), this.options.heartbeatIntervalMs);
+    const hb = setInterval(() => this.sendControl(this.heartbeatFrame()), Math.min(this.options.heartbeatIntervalMs, MAX_TIMER_MS));
     hb.unref();
     this.timers.push(hb);
-    if (this.options.streamSeconds > 0) {
-      const end = setTimeout(() => this.end(1000, 'stream duration reached'), this.options.streamSeconds * 1000);
-      end.unref();
-      this.timers.push(end);
-    }
+    if (this.options.streamSeconds > 0) this.scheduleEnd(Date.now() + this.options.streamSeconds * 1000);
     this.pump();
+  }
+
+  /** Closes normally at `deadline`, re-arming in steps so a duration beyond the timer range is honoured. */
+  private scheduleEnd(deadline: number): void {
+    const remaining = deadline - Date.now();
+    const end = setTimeout(() => {
+      const at = this.timers.indexOf(end);
+      if (at >= 0) this.timers.splice(at, 1);
+      if (deadline - Date.now() > 0) this.scheduleEnd(deadline);
+      else this.end(1000, 'stream duration reached');
+    }, Math.min(Math.max(remaining, 0), MAX_TIMER_MS));
+    end.unref();
+    this.timers.push(end);
   }
 
   /** Handles one text message from the client; anything unrecognised is ignored. */
@@ -167,12 +191,14 @@ export class StreamConnection {
     return JSON.stringify({ type: shape.type, offset, [shape.key]: item });
   }
 
+  /** True when the item or its `payload` names a tenant other than this instance's (either one suffices). */
   private foreignTenant(item: unknown): boolean {
     if (!item || typeof item !== 'object') return false;
     const o = item as Record<string, unknown>;
-    const payload = o['payload'] as Record<string, unknown> | undefined;
-    const tenant = o['tenant_id'] ?? (payload && typeof payload === 'object' ? payload['tenant_id'] : undefined);
-    return typeof tenant === 'string' && tenant !== this.options.tenantId;
+    const foreign = (tenant: unknown) => typeof tenant === 'string' && tenant !== this.options.tenantId;
+    if (foreign(o['tenant_id'])) return true;
+    const payload = o['payload'];
+    return !!payload && typeof payload === 'object' && foreign((payload as Record<string, unknown>)['tenant_id']);
   }
 
   private onAppend(name: BacklogName, item: unknown, offset: number): void {
@@ -188,12 +214,15 @@ export class StreamConnection {
     if (this.pending() >= this.options.maxPendingFrames) {
       if (this.queue.length > 0) {
         this.queue.shift();
+        this.queue.push(f);
+        // Announced after the swap, so `pending_frames` reports the (full) queue as it stands.
         this.countDropped(1);
+        this.drain();
       } else {
         // Every pending frame is already in the socket: the new one is the only one we can drop.
         this.countDropped(1);
-        return;
       }
+      return;
     }
     this.queue.push(f);
     this.drain();
@@ -257,9 +286,18 @@ export class StreamConnection {
     }
   }
 
-  /** Control frames bypass the queue and its cap, so they go out ahead of queued data frames. */
+  /**
+   * Control frames bypass the queue and its cap, so they go out ahead of queued data frames. `hello`
+   * and `backpressure` (bounded by the pause cycle) always go; the others are skipped while
+   * `MAX_CONTROL_IN_FLIGHT` control writes are still unwritten (a client that is not reading).
+   */
   private sendControl(frame: Record<string, unknown>): void {
     if (this.closed) return;
-    this.socket.send(JSON.stringify(frame), () => undefined);
+    const always = frame['type'] === 'hello' || frame['type'] === 'backpressure';
+    if (!always && this.controlInFlight >= MAX_CONTROL_IN_FLIGHT) return;
+    this.controlInFlight++;
+    this.socket.send(JSON.stringify(frame), () => {
+      this.controlInFlight--;
+    });
   }
 }

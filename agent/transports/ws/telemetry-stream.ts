@@ -10,15 +10,12 @@ import { authenticate } from '../http/pipeline/authenticate.js';
 import { errorResponse } from '../http/responses.js';
 import { StreamConnection } from './stream-connection.js';
 
-/** Live connections, for stats and for closing them at shutdown. */
-export const openStreams = new Set<StreamConnection>();
-
 /**
  * `WS /v1/stream/telemetry`. The upgrade is checked like a REST read of a sensitive path (D6):
  * a credential from `Authorization` or, for browsers, the `access_token` query parameter; a principal
  * is required when either read-auth flag is on; a foreign tenant is refused before the upgrade.
  */
-export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services): void {
+export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services, openStreams: Set<StreamConnection>): void {
   const upgrade = upgradeWebSocket(() => {
     let connection: StreamConnection | null = null;
     return {
@@ -61,7 +58,7 @@ export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services): vo
     // A plain GET of the stream path is not a route (api-behaviour §3.1 step 1).
     if ((c.req.header('upgrade') ?? '').toLowerCase() !== 'websocket') return errorResponse(notFound());
     const header = c.req.header('authorization') ?? (c.req.query('access_token') ? `Bearer ${c.req.query('access_token')}` : undefined);
-    const auth = authenticate(header, services);
+    const auth = await authenticate(header, services);
     if (auth.error) return errorResponse(auth.error);
     const { requireAuthReads, requireAuthAllReads } = services.settings;
     if (!auth.principal && (requireAuthReads || requireAuthAllReads)) {
