@@ -23,6 +23,7 @@ const connections = Number(connText ?? 10);
 const warmupMs = Number(warmText ?? 1000);
 const durationMs = Number(durText ?? 5000);
 const serverPid = serverPidText ? Number(serverPidText) : null;
+const tickMs = 1000 / Number(process.env.CLK_TCK ?? 100);
 
 const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${host}:${port}\r\nAccept: */*\r\nConnection: keep-alive\r\n\r\n`, 'latin1');
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -55,6 +56,17 @@ function serverCpuTicks() {
     const stat = readFileSync(`/proc/${serverPid}/stat`, 'latin1');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return Number(f[11]) + Number(f[12]); // utime + stime (fields 14, 15)
+  } catch {
+    return null;
+  }
+}
+
+/** Busy and steal ticks of the whole machine (all CPUs) from /proc/stat. */
+function machineTicks() {
+  try {
+    const f = readFileSync('/proc/stat', 'latin1').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = f;
+    return { busy: user + nice + system + irq + softirq, steal: steal ?? 0, idle: idle + iowait };
   } catch {
     return null;
   }
@@ -121,6 +133,7 @@ for (let i = 0; i < connections; i++) open();
 setTimeout(() => {
   const cpu0 = process.cpuUsage();
   const ticks0 = serverCpuTicks();
+  const mach0 = machineTicks();
   const t0 = process.hrtime.bigint();
   errors = 0;
   reconnects = 0;
@@ -131,6 +144,7 @@ setTimeout(() => {
     const elapsedMs = Number(process.hrtime.bigint() - t0) / 1e6;
     const cpu = process.cpuUsage(cpu0);
     const ticks1 = serverCpuTicks();
+    const mach1 = machineTicks();
     for (const s of sockets) s.destroy();
     const sorted = lat.subarray(0, latN).sort();
     const pct = (p) => (latN ? sorted[Math.min(latN - 1, Math.floor((p / 100) * latN))] / 1000 : null);
@@ -140,6 +154,9 @@ setTimeout(() => {
       connections,
       warmupMs,
       durationMs: Math.round(elapsedMs),
+      // Monotonic clock (same as V8 profile timestamps), to cut a --cpu-prof profile to the window.
+      windowStartUs: Number(t0 / 1000n),
+      windowEndUs: Number(t0 / 1000n) + Math.round(elapsedMs * 1000),
       warmupResponses,
       requests: ok + non2xx,
       ok,
@@ -159,8 +176,13 @@ setTimeout(() => {
       },
       // Fraction of one core each side used during the window (1.0 = one core saturated).
       generatorCpu: (cpu.user + cpu.system) / 1000 / elapsedMs,
-      serverCpu: ticks0 !== null && ticks1 !== null ? ((ticks1 - ticks0) * (1000 / Number(process.env.CLK_TCK ?? 100))) / elapsedMs : null,
+      serverCpu: ticks0 !== null && ticks1 !== null ? ((ticks1 - ticks0) * tickMs) / elapsedMs : null,
+      // Whole machine, in cores: busy includes kernel networking work for both sides.
+      machineBusy: mach0 && mach1 ? ((mach1.busy - mach0.busy) * tickMs) / elapsedMs : null,
+      machineSteal: mach0 && mach1 ? ((mach1.steal - mach0.steal) * tickMs) / elapsedMs : null,
     };
+    // CPU used by anything other than the server and this generator (other processes, softirq).
+    result.otherCpu = result.machineBusy !== null && result.serverCpu !== null ? Math.max(0, result.machineBusy - result.serverCpu - result.generatorCpu) : null;
     process.stdout.write(JSON.stringify(result) + '\n');
     process.exit(0);
   }, durationMs);
