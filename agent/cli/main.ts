@@ -7,6 +7,7 @@ import { SVC_VERSION } from '../runtime/versions.js';
 import { SettingsError } from '../settings/settings.js';
 import { splitArgs, UsageError } from './args.js';
 import { buildInput, findOperation, runLocal, runRemote } from './operation-command.js';
+import { apiKeyGenerateCommand } from './api-key-command.js';
 import { serveCommand } from './serve-command.js';
 
 /** Exit codes: 0 success, 1 the operation was refused or failed, 2 usage, configuration or parse error. */
@@ -22,6 +23,7 @@ function usage(): string {
     '',
     'Usage:',
     '  svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port]',
+    '  svc control-center api-key generate [--export]',
     '  svc <command> [args] [--field value ...] [--body JSON] [--config svc.toml] [--program file.sd] [--url URL]',
     '',
     'Commands (each is the REST operation shown; in-process by default, over REST with --url or SVC_CONTROL_CENTER_URL):',
@@ -41,6 +43,10 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (words.length > 1) throw new UsageError(`unexpected argument '${words[1]}' for serve`);
       await serveCommand(options);
       return -1; // keeps running
+    }
+    if (words.join(' ') === 'control-center api-key generate') {
+      apiKeyGenerateCommand(options);
+      return EXIT.ok;
     }
     const found = findOperation(OPERATIONS, words);
     if (!found) throw new UsageError(`unknown command '${words.join(' ')}' (try 'svc help')`);

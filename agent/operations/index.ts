@@ -1,8 +1,12 @@
 import type { Operation } from '../core/operation.js';
+import { adminOperations } from './admin.js';
+import { auditOperations } from './audit.js';
+import { authOperations } from './auth.js';
 import { metaOperations } from './meta.js';
+import { oidcOperations } from './oidc.js';
 
 /**
  * The operation table (brief §2): every operation of the API, declared once. REST routes, the
  * OpenAPI document, the CLI commands (and the gRPC service and JSON-RPC gateway) derive from it.
  */
-export const OPERATIONS: readonly Operation[] = [...metaOperations];
+export const OPERATIONS: readonly Operation[] = [...metaOperations, ...authOperations, ...adminOperations, ...auditOperations, ...oidcOperations];

@@ -2,20 +2,27 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
+import { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
 import { DeviceRegistry } from '../devices/device-registry.js';
 import { EventBus } from '../events/event-bus.js';
+import { streamEventName } from '../events/platform-events.js';
 import { AlertService } from '../observability/alerts.js';
 import { openTraceRing } from '../observability/traces.js';
 import { OPERATIONS } from '../operations/index.js';
 import { loadProjectContext } from '../project/project-context.js';
+import { ApiKeyStore } from '../security/api-keys.js';
 import { Credentials } from '../security/credentials.js';
+import { OidcService } from '../security/oidc/oidc-service.js';
+import { SessionTokens } from '../security/sessions.js';
+import { UserDirectory } from '../security/users.js';
 import { RateLimiter } from '../security/rate-limit.js';
 import { loadSettings, type Settings } from '../settings/settings.js';
 import { ensureStateDir } from '../state/state-dir.js';
 import { TelemetryStore } from '../telemetry/telemetry-store.js';
 import { createHttpApp } from '../transports/http/http-app.js';
-import { mountTelemetryStream, openStreams } from '../transports/ws/telemetry-stream.js';
+import type { StreamConnection } from '../transports/ws/stream-connection.js';
+import { mountTelemetryStream } from '../transports/ws/telemetry-stream.js';
 import { formatBindAddress, parseBindAddress } from './bind-address.js';
 import type { Services } from './services.js';
 
@@ -39,6 +46,8 @@ export const DEFAULT_BIND = '127.0.0.1:8080';
 export class Agent {
   private server: ServerType | null = null;
   private wss: WebSocketServer | null = null;
+  /** This agent's open stream connections, closed with it. */
+  private readonly openStreams = new Set<StreamConnection>();
 
   private constructor(
     readonly services: Services,
@@ -63,7 +72,7 @@ export class Agent {
     bus.subscribe((e) =>
       telemetry.append({
         kind: 'platform',
-        event_type: e.type,
+        event_type: streamEventName(e.type),
         source: e.source,
         ...(e.entity_id !== undefined ? { entity_id: e.entity_id } : {}),
         payload: e.payload,
@@ -71,6 +80,7 @@ export class Agent {
       }),
     );
 
+    const alerts = await AlertService.open(settings.stateDir, settings.rings.alerts, settings.alertDedupSecs, log);
     const services: Services = {
       settings,
       startedAtMs: Date.now(),
@@ -78,10 +88,16 @@ export class Agent {
       project,
       bus,
       traces: await openTraceRing(settings.stateDir, settings.rings.traces),
-      alerts: await AlertService.open(settings.stateDir, settings.rings.alerts, settings.alertDedupSecs, log),
+      alerts,
       telemetry,
       devices: new DeviceRegistry(project.config),
-      credentials: new Credentials(settings),
+      credentials: new Credentials(
+        await ApiKeyStore.open({ file: settings.apiKeysFile, pepper: settings.pepper, tenantId: settings.tenantId, envKey: settings.apiKey, log }),
+        new SessionTokens({ ...settings.session, tenantId: settings.tenantId }),
+      ),
+      users: await UserDirectory.open(settings.stateDir, project.config?.humans ?? []),
+      oidc: await OidcService.open({ stateDir: settings.stateDir, redirectUri: settings.oidc.redirectUri, log }),
+      audit: new MutationAudit(settings.stateDir, settings.mutationAuditPath, settings.session.secret, bus, alerts, log),
       rateLimiter: new RateLimiter(settings.rateLimitPerMinute),
       operations,
     };
@@ -91,7 +107,7 @@ export class Agent {
   /** Binds the REST + WebSocket listener; resolves with the bound `host:port`. */
   async listen(): Promise<string> {
     const { host, port } = parseBindAddress(this.options.bind ?? DEFAULT_BIND);
-    const app = createHttpApp(this.services, this.services.operations, (a) => mountTelemetryStream(a, this.services));
+    const app = createHttpApp(this.services, this.services.operations, (a) => mountTelemetryStream(a, this.services, this.openStreams));
     this.wss = new WebSocketServer({ noServer: true });
     const server = serve({ fetch: app.fetch, port, hostname: host, websocket: { server: this.wss } });
     this.server = server;
@@ -108,13 +124,19 @@ export class Agent {
     return this.services.listen.bind;
   }
 
+  /** Open stream connections (for diagnostics and tests). */
+  get streams(): ReadonlySet<StreamConnection> {
+    return this.openStreams;
+  }
+
   get stateDir(): string {
     return this.services.settings.stateDir;
   }
 
   /** Stops listening, closes streams, and flushes every store. Safe to call twice. */
   async close(): Promise<void> {
-    for (const s of openStreams) s.dispose();
+    for (const s of this.openStreams) s.dispose();
+    this.openStreams.clear();
     if (this.wss) {
       for (const client of this.wss.clients) client.terminate();
       this.wss.close();
@@ -129,8 +151,12 @@ export class Agent {
       });
     }
     this.services.telemetry.close();
+    this.services.audit.close();
     await this.services.traces.close();
     await this.services.alerts.close();
+    await this.services.users.flush();
+    await this.services.oidc.flush();
+    await this.services.credentials.keys.flush();
   }
 }
 

@@ -1,3 +1,4 @@
+import type { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -6,6 +7,8 @@ import type { PersistentRing } from '../observability/persistent-ring.js';
 import type { TraceRecord } from '../observability/traces.js';
 import type { ProjectContext } from '../project/project-context.js';
 import type { Credentials } from '../security/credentials.js';
+import type { OidcService } from '../security/oidc/oidc-service.js';
+import type { UserDirectory } from '../security/users.js';
 import type { RateLimiter } from '../security/rate-limit.js';
 import type { Settings } from '../settings/settings.js';
 import type { TelemetryStore } from '../telemetry/telemetry-store.js';
@@ -30,7 +33,12 @@ export interface Services {
   alerts: AlertService;
   telemetry: TelemetryStore;
   devices: DeviceRegistry;
+  /** API keys (`credentials.keys`) and session tokens (`credentials.sessions`). */
   credentials: Credentials;
+  users: UserDirectory;
+  audit: MutationAudit;
+  /** OIDC sign-in; what `/v1/auth/config` reports of it. */
+  oidc: OidcService;
   rateLimiter: RateLimiter;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];

@@ -1,48 +1,36 @@
-import crypto from 'node:crypto';
-import type { Settings } from '../settings/settings.js';
+import type { ApiKeyStore } from './api-keys.js';
 import type { Principal } from './principal.js';
+import { looksLikeJwt, type SessionTokens } from './sessions.js';
 
-/** Constant-time string comparison that does not leak the length through early exit. */
-export function constantTimeEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(a, 'utf8');
-  const bb = Buffer.from(b, 'utf8');
-  if (ab.length !== bb.length) {
-    // Still spend a comparison so timing does not reveal the length mismatch cheaply.
-    crypto.timingSafeEqual(ab, ab);
-    return false;
-  }
-  return crypto.timingSafeEqual(ab, bb);
-}
+export { constantTimeEqual } from './constant-time.js';
 
 /**
- * Resolves a presented Bearer token to a principal. This build knows the in-memory environment key
- * (`SVC_API_KEY`, key id `env-default`, administrator, instance tenant); key files, admin-created keys
- * and session tokens plug in here through `addVerifier`.
+ * Resolves a presented Bearer token to a principal (api-behaviour §8.4): a token shaped like a JWT is
+ * tried as a session first, then anything is tried as an API key. Unknown tokens resolve to null
+ * (anonymous); the caller decides whether that is a refusal.
  */
 export class Credentials {
-  private readonly verifiers: Array<(token: string) => Principal | null> = [];
-  private readonly counters: Array<() => number> = [];
+  private readonly extra: Array<(token: string) => Principal | null> = [];
 
-  constructor(private readonly settings: Settings) {
-    const envKey = settings.apiKey;
-    if (envKey) {
-      this.verifiers.push((token) =>
-        constantTimeEqual(token, envKey)
-          ? { key_id: 'env-default', role: 'administrator', tenant_id: settings.tenantId, auth_kind: 'api_key', user_id: null }
-          : null,
-      );
-      this.counters.push(() => 1);
-    }
+  constructor(
+    readonly keys: ApiKeyStore,
+    readonly sessions: SessionTokens,
+  ) {}
+
+  /** Adds a further key source (tests and embedders); consulted after sessions and stored keys. */
+  addVerifier(verify: (token: string) => Principal | null): void {
+    this.extra.push(verify);
   }
 
-  addVerifier(verify: (token: string) => Principal | null, countKeys?: () => number): void {
-    this.verifiers.push(verify);
-    if (countKeys) this.counters.push(countKeys);
-  }
-
-  authenticate(token: string | null): Principal | null {
+  async authenticate(token: string | null): Promise<Principal | null> {
     if (!token) return null;
-    for (const verify of this.verifiers) {
+    if (looksLikeJwt(token)) {
+      const session = await this.sessions.verify(token);
+      if (session) return session;
+    }
+    const key = this.keys.authenticate(token);
+    if (key) return key;
+    for (const verify of this.extra) {
       const p = verify(token);
       if (p) return p;
     }
@@ -51,7 +39,7 @@ export class Credentials {
 
   /** API keys currently loaded (environment key included). */
   get keysLoaded(): number {
-    return this.counters.reduce((n, c) => n + c(), 0);
+    return this.keys.count;
   }
 }
 

@@ -29,6 +29,22 @@ export interface Settings {
   /** Telemetry history (JSONL) rotates when the current file passes this size. */
   telemetryHistoryMaxBytes: number;
   telemetryHistoryFiles: number;
+  session: {
+    /** `SVC_SESSION_JWT_SECRET`, else the pepper (spec, Authentication rule 4). */
+    secret: string;
+    issuer: string;
+    ttlSecs: number;
+    refreshWindowSecs: number;
+  };
+  /** Whether the session secret fell back to the pepper or the development default (warned at start). */
+  sessionSecretExplicit: boolean;
+  pepperExplicit: boolean;
+  oidc: {
+    redirectUri: string | null;
+    directoryJson: string | null;
+  };
+  /** Append-only JSONL copy of mutation audit records (`SVC_MUTATION_AUDIT_PATH`). */
+  mutationAuditPath: string;
 }
 
 export class SettingsError extends Error {
@@ -66,13 +82,17 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
   const stateDirValue = text(env, 'SVC_CONTROL_CENTER_STATE_DIR');
   const stateDir = path.resolve(cwd, stateDirValue ?? DEFAULT_STATE_DIR);
   const keysFile = text(env, 'SVC_API_KEYS_FILE');
+  const pepper = text(env, 'SVC_API_KEY_PEPPER') ?? stateDirValue ?? DEFAULT_STATE_DIR;
+  const auditPath = text(env, 'SVC_MUTATION_AUDIT_PATH');
+  const directory = text(env, 'SVC_OIDC_DIRECTORY_JSON');
   return {
     stateDir,
     tenantId: text(env, 'SVC_TENANT_ID')?.trim() ?? 'default',
     apiKey: text(env, 'SVC_API_KEY'),
     apiKeysFile: keysFile ? path.resolve(cwd, keysFile) : path.join(stateDir, 'api-keys.json'),
     // Spec, Authentication rule 4: the pepper falls back to the *value* of the state-dir variable.
-    pepper: text(env, 'SVC_API_KEY_PEPPER') ?? stateDirValue ?? DEFAULT_STATE_DIR,
+    pepper,
+    pepperExplicit: text(env, 'SVC_API_KEY_PEPPER') !== null,
     requireAuthReads: flag(env, 'SVC_API_REQUIRE_AUTH_READS'),
     requireAuthAllReads: flag(env, 'SVC_API_REQUIRE_AUTH_ALL_READS'),
     rateLimitPerMinute: integer(env, 'SVC_API_RATE_LIMIT_PER_MINUTE', 0, 0),
@@ -94,5 +114,17 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
     },
     telemetryHistoryMaxBytes: integer(env, 'SVC_TELEMETRY_HISTORY_MAX_BYTES', 16 * 1024 * 1024, 1024),
     telemetryHistoryFiles: integer(env, 'SVC_TELEMETRY_HISTORY_FILES', 4, 1, 1000),
+    session: {
+      secret: text(env, 'SVC_SESSION_JWT_SECRET') ?? pepper,
+      issuer: text(env, 'SVC_SESSION_JWT_ISSUER')?.trim() ?? 'svc-control-center',
+      ttlSecs: integer(env, 'SVC_SESSION_TTL_SECS', 900, 1, 31 * 86400),
+      refreshWindowSecs: integer(env, 'SVC_SESSION_REFRESH_WINDOW_SECS', 86400, 0, 365 * 86400),
+    },
+    sessionSecretExplicit: text(env, 'SVC_SESSION_JWT_SECRET') !== null,
+    oidc: {
+      redirectUri: text(env, 'SVC_OIDC_REDIRECT_URI'),
+      directoryJson: directory ? path.resolve(cwd, directory) : null,
+    },
+    mutationAuditPath: auditPath ? path.resolve(cwd, auditPath) : path.join(stateDir, 'control-center-mutations.jsonl'),
   };
 }

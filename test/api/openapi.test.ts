@@ -14,7 +14,7 @@ afterEach(async () => {
 describe('OpenAPI document (D12)', () => {
   it('lists exactly the routes the REST app serves', async () => {
     running = await startAgent();
-    const app = createHttpApp(running.agent.services, OPERATIONS, (a) => mountTelemetryStream(a, running!.agent.services));
+    const app = createHttpApp(running.agent.services, OPERATIONS, (a) => mountTelemetryStream(a, running!.agent.services, new Set()));
     const served = new Set(
       app.routes
         .filter((r) => r.method !== 'ALL')

@@ -24,12 +24,11 @@ export function mountOperations(app: Hono<HttpEnv>, services: Services, operatio
         query: parseInput(op.query, c.req.query(), 'query'),
         params: c.req.param() as Record<string, string>,
       };
-      const result = await op.handler(input, {
-        services,
-        principal,
-        correlationId: c.get('correlationId'),
-        transport: 'rest',
-      });
+      const correlationId = c.get('correlationId');
+      const result = await op.handler(input, { services, principal, correlationId, transport: 'rest' });
+      if (op.method !== 'GET') {
+        services.audit.recordApiMutation({ method: op.method, path: c.req.path, status: 200, correlationId, principal });
+      }
       return jsonResponse(result, 200);
     });
   }

@@ -8,11 +8,11 @@ import type { Services } from '../../../runtime/services.js';
  * Steps 9 and 11: resolve the Bearer credential (an unknown token just leaves the request
  * anonymous) and refuse a principal of another tenant.
  */
-export function authenticate(
+export async function authenticate(
   authorization: string | null | undefined,
   services: Services,
-): { principal: Principal | null; error: ApiError | null } {
-  const principal = services.credentials.authenticate(bearerToken(authorization));
+): Promise<{ principal: Principal | null; error: ApiError | null }> {
+  const principal = await services.credentials.authenticate(bearerToken(authorization));
   if (principal && principal.tenant_id !== services.settings.tenantId) {
     publishAuthFailed(services.bus, 'tenant_mismatch', principal);
     return { principal, error: tenantMismatch() };

@@ -4,6 +4,8 @@ import type { Operation } from '../../../core/operation.js';
 import { checkApiVersion } from '../../../api/api-version.js';
 import { TELEMETRY_STREAM_PATH } from '../../../api/stream-paths.js';
 import { publishAuthFailed } from '../../../security/access.js';
+import { landingPageResponse } from '../../../security/oidc/landing-page.js';
+import { OIDC_CALLBACK_PAGE_PATH } from '../../../security/oidc/urls.js';
 import { readNeedsPrincipal } from '../../../security/read-policy.js';
 import type { Services } from '../../../runtime/services.js';
 import type { HttpEnv } from '../http-env.js';
@@ -86,10 +88,12 @@ export function requestPipeline(services: Services, operations: readonly Operati
         openApiBody ??= JSON.stringify(await openApiOp.handler({ body: {}, query: {}, params: {} }, context()));
         return new Response(openApiBody, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
       }
+      // 7. Static OIDC landing page (reads code/state from its query; §8.6 step 4).
+      if (req.method === 'GET' && path === OIDC_CALLBACK_PAGE_PATH) return landingPageResponse(req.url);
       // 8. Anything else outside /v1 is unknown.
       if (!path.startsWith('/v1/')) return errorResponse(notFound());
       // 9 + 11. Authenticate; a principal of another tenant stops here.
-      const auth = authenticate(req.headers.get('authorization'), services);
+      const auth = await authenticate(req.headers.get('authorization'), services);
       c.set('principal', auth.principal);
       if (auth.error) return errorResponse(auth.error);
       // 10. Read-auth policy for plain reads (read-like POSTs are checked with their operation).

@@ -1,0 +1,88 @@
+import path from 'node:path';
+import type { EventBus } from '../events/event-bus.js';
+import type { PlatformEventName } from '../events/platform-events.js';
+import type { AlertService } from '../observability/alerts.js';
+import type { Principal } from '../security/principal.js';
+import { pascalRole } from '../security/rbac.js';
+import { JsonlLog } from '../state/jsonl-log.js';
+import { AUDIT_CHAIN_FILE, AuditChain, type AuditRecord } from './audit-chain.js';
+
+export const API_MUTATION = 'control_center.api.mutation';
+
+/** Platform events that are facts about configuration and readiness, kept in the audit chain too. */
+const AUDITED_EVENTS = new Set<PlatformEventName>([
+  'EntityCreated',
+  'EntityUpdated',
+  'EntityDeleted',
+  'EntityTagged',
+  'EntityRelated',
+  'ReadinessChanged',
+  'ReadinessGateFailed',
+  'SecretRotated',
+  'TrustUpdated',
+  'TamperDetected',
+]);
+
+export interface MutationLine {
+  id: string;
+  event_type: string;
+  payload: string;
+  timestamp_ms: number;
+}
+
+/**
+ * The mutation audit (api-behaviour §10.10): every successful mutation, whatever the transport, into
+ * the hash-chained log and the plain JSONL copy for SIEM shipping. Payloads name the actor by key id
+ * and role only: never a token, a secret or a request body.
+ */
+export class MutationAudit {
+  readonly chain: AuditChain;
+  private readonly lines: JsonlLog<MutationLine>;
+
+  constructor(stateDir: string, mutationsPath: string, signingSecret: string, bus: EventBus, alerts: AlertService, log: (line: string) => void) {
+    this.chain = new AuditChain(path.join(stateDir, AUDIT_CHAIN_FILE), signingSecret);
+    this.lines = new JsonlLog<MutationLine>(mutationsPath, { fsync: false });
+    const v = this.chain.verification;
+    if (!v.valid) {
+      log(`warning: audit chain ${this.chain.file} does not verify at ${v.breakAt}: ${v.reason}`);
+      alerts.raise({
+        alert_type: 'tamper',
+        severity: 'critical',
+        source: 'audit-chain',
+        message: `audit chain broken at ${v.breakAt}: ${v.reason}`,
+      });
+    }
+    if (v.tornTail) log(`warning: the last line of ${this.chain.file} was cut short by a crash and is ignored`);
+    bus.subscribe((e) => {
+      if (AUDITED_EVENTS.has(e.type)) {
+        this.chain.append(e.type, { source: e.source, entity_id: e.entity_id ?? null, ...e.payload });
+      }
+    });
+  }
+
+  recordApiMutation(m: { method: string; path: string; status: number; correlationId: string; principal: Principal | null }): AuditRecord {
+    return this.record(API_MUTATION, {
+      method: m.method,
+      path: m.path,
+      status: m.status,
+      correlation_id: m.correlationId,
+      actor_key_id: m.principal?.key_id ?? 'anonymous',
+      actor_role: m.principal ? pascalRole(m.principal.role) : 'guest',
+    });
+  }
+
+  record(eventType: string, payload: Record<string, unknown>): AuditRecord {
+    const r = this.chain.append(eventType, payload);
+    this.lines.append({ id: r.id, event_type: r.event_type, payload: r.payload, timestamp_ms: Date.parse(r.timestamp) });
+    return r;
+  }
+
+  get mutationsFile(): string {
+    return this.lines.file;
+  }
+
+  close(): void {
+    this.chain.close();
+    this.lines.close();
+  }
+}

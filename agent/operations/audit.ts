@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { badRequest } from '../core/errors.js';
+import { defineOperation, type Operation } from '../core/operation.js';
+import { toCefLine, toJsonlLine } from '../audit/export-formats.js';
+import { API_VERSION } from '../runtime/versions.js';
+
+/** The mutation audit, for Deploy-role principals (api-behaviour §10.10). */
+export const auditOperations: Operation[] = [
+  defineOperation({
+    id: 'listAuditMutations',
+    group: 'audit',
+    summary: 'Hash-chained audit records and whether the chain verifies',
+    method: 'GET',
+    path: '/v1/audit/mutations',
+    access: { kind: 'action', action: 'Deploy' },
+    rpc: { name: 'ListAuditMutations', request: 'Empty' },
+    cli: ['audit', 'mutations'],
+    handler: (_i, ctx) => {
+      const audit = ctx.services.audit;
+      const records = audit.chain.all();
+      const v = audit.chain.verification;
+      return {
+        version: API_VERSION,
+        audit: { records, provenance: [], mission: null, exported_at: new Date().toISOString() },
+        persist_path: audit.chain.file,
+        record_count: records.length,
+        chain_valid: v.valid,
+        ...(v.valid ? {} : { chain_break_at: v.breakAt, chain_break_reason: v.reason }),
+        ...(v.tornTail ? { torn_tail: true } : {}),
+        ...(v.foreignSigner > 0 ? { records_signed_by_previous_keys: v.foreignSigner } : {}),
+      };
+    },
+  }),
+  defineOperation<Record<string, never>, { format?: string | undefined }>({
+    id: 'exportAuditMutations',
+    group: 'audit',
+    summary: 'Export the audit as JSON Lines or CEF',
+    method: 'GET',
+    path: '/v1/audit/mutations/export',
+    access: { kind: 'action', action: 'Deploy' },
+    cli: ['audit', 'export'],
+    query: z.object({ format: z.string().optional() }),
+    handler: ({ query }, ctx) => {
+      const format = (query.format ?? 'jsonl').toLowerCase();
+      if (format !== 'jsonl' && format !== 'cef') throw badRequest('format must be cef or jsonl');
+      const records = ctx.services.audit.chain.all();
+      const lines = records.map(format === 'cef' ? toCefLine : toJsonlLine);
+      return { version: API_VERSION, format, record_count: records.length, content: lines.length ? `${lines.join('\n')}\n` : '' };
+    },
+  }),
+];

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import { z } from 'zod';
+import { badRequest } from '../../core/errors.js';
+import type { DirectoryEntry } from '../users.js';
+
+/**
+ * One directory entry as an identity provider's userinfo or a directory file spells it
+ * (api-behaviour §8.6 step 6): `sub` or `user_id`, `name` or `preferred_username` (or
+ * `display_name`), `email`, `groups[]`, optional `role`. Unknown fields are ignored.
+ */
+export const directoryEntrySchema = z.object({
+  user_id: z.string().optional(),
+  sub: z.string().optional(),
+  display_name: z.string().optional(),
+  name: z.string().optional(),
+  preferred_username: z.string().optional(),
+  email: z.string().nullable().optional(),
+  groups: z.union([z.array(z.string()), z.string()]).nullable().optional(),
+  role: z.string().nullable().optional(),
+});
+export type RawDirectoryEntry = z.infer<typeof directoryEntrySchema>;
+
+const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+
+/** Maps a userinfo response or a directory record to the entry the user directory imports. */
+export function toDirectoryEntry(raw: Record<string, unknown>): DirectoryEntry {
+  const userId = nonEmpty(raw['sub']) ?? nonEmpty(raw['user_id']) ?? '';
+  const groupsRaw = raw['groups'];
+  const groups = Array.isArray(groupsRaw)
+    ? groupsRaw.filter((g): g is string => typeof g === 'string')
+    : typeof groupsRaw === 'string' && groupsRaw !== ''
+      ? [groupsRaw]
+      : [];
+  return {
+    user_id: userId,
+    display_name: nonEmpty(raw['name']) ?? nonEmpty(raw['preferred_username']) ?? nonEmpty(raw['display_name']) ?? userId,
+    email: nonEmpty(raw['email']) ?? null,
+    groups,
+    role: nonEmpty(raw['role']) ?? null,
+  };
+}
+
+const directoryFileSchema = z.union([
+  z.array(directoryEntrySchema),
+  z.object({ directory: z.array(directoryEntrySchema) }),
+  z.object({ users: z.array(directoryEntrySchema) }),
+]);
+
+/**
+ * Reads the directory file named by `SVC_OIDC_DIRECTORY_JSON`: a JSON array of entries, or an object
+ * with a `directory` (or `users`) array.
+ */
+export function readDirectoryFile(file: string): DirectoryEntry[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw badRequest(`could not read directory file ${file}: ${(err as Error).message}`);
+  }
+  const parsed = directoryFileSchema.safeParse(raw);
+  if (!parsed.success) throw badRequest(`directory file ${file} is not a list of directory entries`);
+  const list = Array.isArray(parsed.data) ? parsed.data : 'directory' in parsed.data ? parsed.data.directory : parsed.data.users;
+  return list.map((e) => toDirectoryEntry(e));
+}

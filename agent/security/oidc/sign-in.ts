@@ -1,0 +1,46 @@
+import type { IssuedSession, SessionTokens } from '../sessions.js';
+import type { DirectoryUser, UserDirectory } from '../users.js';
+import { toDirectoryEntry } from './directory-entries.js';
+import type { CallbackInput, OidcService } from './oidc-service.js';
+
+export interface SignInOutcome {
+  userinfo: Record<string, unknown>;
+  users_created: number;
+  users_updated: number;
+  users_skipped: number;
+  last_sync_at: string;
+  /** The directory user signed in; null when the entry maps to guest (skipped). */
+  user: DirectoryUser | null;
+  /** Our own session for that user; null when the user is guest-mapped or disabled. */
+  session: IssuedSession | null;
+  refused: 'guest' | 'disabled' | null;
+}
+
+/**
+ * Callback → directory → session (api-behaviour §8.6 steps 5–7): exchange the code (PKCE, D7), map the
+ * userinfo to a directory entry, import it with the group→role map, and issue our session for the
+ * imported user with its directory role (snake_case, D8). Guest-mapped and disabled users get no
+ * session; the caller decides how to answer.
+ */
+export async function completeSignIn(
+  deps: { oidc: OidcService; users: UserDirectory; sessions: SessionTokens },
+  input: CallbackInput,
+  options: { requireEnabled: boolean },
+): Promise<SignInOutcome> {
+  const userinfo = await deps.oidc.exchange(input, options);
+  const entry = toDirectoryEntry(userinfo);
+  const imported = deps.oidc.importDirectory(deps.users, [entry]);
+  const user = imported.users[0] ?? null;
+  const refused = user === null ? 'guest' : !user.enabled ? 'disabled' : null;
+  const session = user && refused === null ? await deps.sessions.issue(user.user_id, user.role) : null;
+  return {
+    userinfo,
+    users_created: imported.created,
+    users_updated: imported.updated,
+    users_skipped: imported.skipped,
+    last_sync_at: imported.last_sync_at,
+    user,
+    session,
+    refused,
+  };
+}
