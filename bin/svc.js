@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Entry point of the `svc` command: runs the compiled CLI (built by `npm ci` / `npm run build`).
+// Entry point of the `svc` command: runs the bundled agent (built by `npm ci` / `npm run build`).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const entry = new URL('../dist/agent/cli/main.js', import.meta.url);
+const entry = new URL('../dist/bundle/svc.mjs', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
   process.stderr.write('svc: the compiled agent is missing; run `npm run build` in the repository first\n');
   process.exit(2);

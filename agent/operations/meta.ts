@@ -15,8 +15,14 @@ import {
 } from '../runtime/versions.js';
 
 /** RPCs of the ControlCenter service: one per table entry that names one, plus `Health`. */
+const rpcCounts = new WeakMap<readonly Operation[], number>();
 export function rpcCount(operations: readonly Operation[]): number {
-  return new Set(operations.filter((o) => o.rpc).map((o) => o.rpc!.name).concat('Health')).size;
+  let n = rpcCounts.get(operations);
+  if (n === undefined) {
+    n = new Set(operations.filter((o) => o.rpc).map((o) => o.rpc!.name).concat('Health')).size;
+    rpcCounts.set(operations, n);
+  }
+  return n;
 }
 
 export function healthBody(services: Services) {

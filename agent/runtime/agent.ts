@@ -38,6 +38,8 @@ export interface AgentOptions {
 }
 
 export const DEFAULT_BIND = '127.0.0.1:8080';
+/** Largest message a stream client may send (ping/resume are a few hundred bytes); larger closes with 1009. */
+export const MAX_STREAM_CLIENT_MESSAGE_BYTES = 64 * 1024;
 
 /**
  * The composition root: settings, state, domain services and the event wiring, built once. The
@@ -108,7 +110,9 @@ export class Agent {
   async listen(): Promise<string> {
     const { host, port } = parseBindAddress(this.options.bind ?? DEFAULT_BIND);
     const app = createHttpApp(this.services, this.services.operations, (a) => mountTelemetryStream(a, this.services, this.openStreams));
-    this.wss = new WebSocketServer({ noServer: true });
+    // Clients only ever send small control messages (ping, resume): cap them, or one anonymous socket
+    // could make the agent buffer a message of up to ws's 100 MiB default.
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_STREAM_CLIENT_MESSAGE_BYTES });
     const server = serve({ fetch: app.fetch, port, hostname: host, websocket: { server: this.wss } });
     this.server = server;
     await new Promise<void>((resolve, reject) => {

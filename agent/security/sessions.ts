@@ -1,5 +1,4 @@
-import { errors, jwtVerify, SignJWT, decodeProtectedHeader } from 'jose';
-import { badRequest } from '../core/errors.js';
+import { badRequest, tenantMismatch } from '../core/errors.js';
 import type { Principal } from './principal.js';
 import { parseRole, type Role } from './rbac.js';
 
@@ -10,6 +9,10 @@ export interface SessionSettings {
   refreshWindowSecs: number;
   tenantId: string;
 }
+
+/** jose is loaded on first use: an agent that never sees a session token does not pay its start-up cost. */
+let joseModule: Promise<typeof import('jose')> | null = null;
+const jose = () => (joseModule ??= import('jose'));
 
 /** Clock skew tolerated when checking `exp` (api-behaviour §8.5). */
 const LEEWAY_SECS = 60;
@@ -33,6 +36,7 @@ export class SessionTokens {
   }
 
   async issue(userId: string, role: Role, now = Math.floor(Date.now() / 1000)): Promise<IssuedSession> {
+    const { SignJWT } = await jose();
     const token = await new SignJWT({ key_id: `session-${userId}`, role, tenant_id: this.settings.tenantId })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(userId)
@@ -45,6 +49,7 @@ export class SessionTokens {
 
   /** A principal for a valid, unexpired token; null for anything else. */
   async verify(token: string): Promise<Principal | null> {
+    const { jwtVerify } = await jose();
     try {
       const { payload } = await jwtVerify(token, this.key, {
         algorithms: [ALGORITHM],
@@ -63,6 +68,7 @@ export class SessionTokens {
    * token may be expired, but not by more than the refresh window.
    */
   async refresh(token: string, nowSecs = Math.floor(Date.now() / 1000)): Promise<IssuedSession & { principal: Principal }> {
+    const { decodeProtectedHeader, errors, jwtVerify } = await jose();
     let payload;
     try {
       const header = decodeProtectedHeader(token);
@@ -82,6 +88,8 @@ export class SessionTokens {
     if (nowSecs > exp + this.settings.refreshWindowSecs) throw badRequest('refresh window elapsed');
     const principal = toPrincipal(payload);
     if (!principal) throw badRequest('invalid session token: claims');
+    // Re-issuing stamps the instance tenant: a session of another tenant must not be laundered into ours.
+    if (principal.tenant_id !== this.settings.tenantId) throw tenantMismatch();
     const issued = await this.issue(principal.user_id!, principal.role, nowSecs);
     return { ...issued, principal };
   }

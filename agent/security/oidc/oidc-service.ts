@@ -1,5 +1,9 @@
 import crypto from 'node:crypto';
-import * as client from 'openid-client';
+import type * as Client from 'openid-client';
+
+/** openid-client (and jose under it) load on first sign-in, not at every agent start. */
+let clientModule: Promise<typeof Client> | null = null;
+const loadClient = () => (clientModule ??= import('openid-client'));
 import { badRequest } from '../../core/errors.js';
 import { constantTimeEqual } from '../constant-time.js';
 import type { Role } from '../rbac.js';
@@ -70,7 +74,7 @@ function describeProviderError(err: unknown): string {
  * returned, or accepted as an API credential.
  */
 export class OidcService {
-  private discovered: { key: string; config: client.Configuration; at: number } | null = null;
+  private discovered: { key: string; config: Client.Configuration; at: number } | null = null;
 
   private constructor(
     private readonly store: OidcSettingsStore,
@@ -147,6 +151,7 @@ export class OidcService {
     const d = this.requireClient(options.requireEnabled);
     const redirectUri = this.redirectUri(options.redirectUri);
     const config = await this.configuration(d);
+    const client = await loadClient();
     const state = newState();
     const verifier = newVerifier();
     const url = client.buildAuthorizationUrl(config, {
@@ -166,6 +171,7 @@ export class OidcService {
    * Returns the userinfo claims.
    */
   async exchange(input: CallbackInput, options: { requireEnabled: boolean }): Promise<Record<string, unknown>> {
+    const client = await loadClient();
     const d = this.store.current;
     if (options.requireEnabled && !d.enabled) throw badRequest('oidc login is not enabled');
     const pending = d.pending;
@@ -175,7 +181,7 @@ export class OidcService {
       throw badRequest('oauth state mismatch');
     }
     if (!input.code) throw badRequest('code required');
-    // Consumed before the first await: a concurrent or later replay of this state finds nothing.
+    // Consumed with no await between the check and here: a concurrent or later replay finds nothing.
     this.store.takePending();
 
     const config = await this.configuration(this.requireClient(false));
@@ -190,7 +196,7 @@ export class OidcService {
       callbackUrl.searchParams.set('iss', config.serverMetadata().issuer);
     }
 
-    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    let tokens: Awaited<ReturnType<typeof Client.authorizationCodeGrant>>;
     try {
       tokens = await client.authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: pending.verifier,
@@ -229,7 +235,8 @@ export class OidcService {
   }
 
   /** Discovery (`<issuer>/.well-known/openid-configuration`), cached briefly per issuer and client. */
-  private async configuration(d: Readonly<OidcDocument>): Promise<client.Configuration> {
+  private async configuration(d: Readonly<OidcDocument>): Promise<Client.Configuration> {
+    const client = await loadClient();
     const key = [d.issuer, d.client_id, crypto.createHash('sha256').update(d.client_secret).digest('hex')].join('\n');
     if (this.discovered && this.discovered.key === key && Date.now() - this.discovered.at < DISCOVERY_CACHE_MS) {
       return this.discovered.config;
@@ -238,7 +245,7 @@ export class OidcService {
     // Plain http is only ever allowed for loopback issuers (validated when stored, re-checked here).
     const insecure = isLoopbackHttp(issuer);
     const execute = insecure ? [client.allowInsecureRequests] : [];
-    let config: client.Configuration;
+    let config: Client.Configuration;
     try {
       config = await client.discovery(issuer, d.client_id, d.client_secret, client.ClientSecretPost(d.client_secret), {
         timeout: PROVIDER_TIMEOUT_SECS,

@@ -11,7 +11,14 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // The client closed the connection mid-body: a bad request, not an internal error.
+      throw badRequest('request body incomplete: the connection closed mid-body');
+    }
+    const { done, value } = chunk;
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {

@@ -4,6 +4,8 @@ import type { Principal } from '../../security/principal.js';
 export interface HttpEnv {
   Variables: {
     correlationId: string;
+    /** The standard headers of this request's response (content type, CORS, correlation id). */
+    responseHeaders: Record<string, string>;
     principal: Principal | null;
   };
 }

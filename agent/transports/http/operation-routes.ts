@@ -29,7 +29,7 @@ export function mountOperations(app: Hono<HttpEnv>, services: Services, operatio
       if (op.method !== 'GET') {
         services.audit.recordApiMutation({ method: op.method, path: c.req.path, status: 200, correlationId, principal });
       }
-      return jsonResponse(result, 200);
+      return jsonResponse(result, 200, c.get('responseHeaders'));
     });
   }
 }

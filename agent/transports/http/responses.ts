@@ -1,16 +1,37 @@
 import { ApiError } from '../../core/errors.js';
+import { CORS_HEADERS } from './pipeline/cors.js';
 
-const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8' };
+const JSON_TYPE = 'application/json; charset=utf-8';
+const CORS_OBJECT: Record<string, string> = Object.fromEntries(CORS_HEADERS);
 
-export function jsonResponse(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
+/**
+ * Marks responses built with every standard header already in place; the pipeline leaves those
+ * alone. A symbol property rather than a WeakSet: this runs on every request, and it is cheaper.
+ */
+const COMPLETE = Symbol('svc.completeHeaders');
+
+export function isComplete(res: Response): boolean {
+  return (res as unknown as Record<symbol, boolean>)[COMPLETE] === true;
 }
 
-export function errorResponse(err: ApiError): Response {
-  const res = jsonResponse(err.toEnvelope(), err.status);
-  const retry = err.extra['retry_after_secs'];
-  if (typeof retry === 'number') res.headers.set('Retry-After', String(retry));
+/**
+ * The headers every response of a request carries, as a plain object: handing node-server a plain
+ * object lets it write them without building a `Headers` instance (a measurable share of a request).
+ */
+export function responseHeaders(correlationId: string, contentType = JSON_TYPE): Record<string, string> {
+  return { 'content-type': contentType, ...CORS_OBJECT, 'x-correlation-id': correlationId };
+}
+
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = { 'content-type': JSON_TYPE }): Response {
+  const res = new Response(JSON.stringify(body), { status, headers });
+  if (headers['x-correlation-id'] !== undefined) (res as unknown as Record<symbol, boolean>)[COMPLETE] = true;
   return res;
+}
+
+export function errorResponse(err: ApiError, headers?: Record<string, string>): Response {
+  const retry = err.extra['retry_after_secs'];
+  const h = typeof retry === 'number' ? { ...(headers ?? { 'content-type': JSON_TYPE }), 'retry-after': String(retry) } : headers;
+  return jsonResponse(err.toEnvelope(), err.status, h);
 }
 
 export function toApiError(err: unknown, log: (message: string) => void): ApiError {

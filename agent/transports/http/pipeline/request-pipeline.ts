@@ -9,7 +9,7 @@ import { OIDC_CALLBACK_PAGE_PATH } from '../../../security/oidc/urls.js';
 import { readNeedsPrincipal } from '../../../security/read-policy.js';
 import type { Services } from '../../../runtime/services.js';
 import type { HttpEnv } from '../http-env.js';
-import { errorResponse, jsonResponse, toApiError } from '../responses.js';
+import { errorResponse, isComplete, jsonResponse, responseHeaders, toApiError } from '../responses.js';
 import { authenticate } from './authenticate.js';
 import { correlationIdOf } from './correlation.js';
 import { stampHeaders } from './cors.js';
@@ -43,16 +43,20 @@ export function requestPipeline(services: Services, operations: readonly Operati
     const timestampMs = Date.now();
     // 2. Correlation id.
     const correlationId = correlationIdOf(req.headers.get('x-correlation-id'));
+    const headers = responseHeaders(correlationId);
     c.set('correlationId', correlationId);
+    c.set('responseHeaders', headers);
     c.set('principal', null);
 
     let response: Response;
+    let routeResponse: Response | null = null;
     try {
       response = (await preDispatch()) ?? (await dispatch());
     } catch (err) {
-      response = errorResponse(toApiError(err, log));
+      response = errorResponse(toApiError(err, log), headers);
     }
-    stampHeaders(response.headers, correlationId);
+    // Responses made elsewhere (framework 404s, the OIDC page) get the standard headers here.
+    if (!isComplete(response)) stampHeaders(response.headers, correlationId);
 
     // 16. Trace record.
     services.traces.append({
@@ -63,52 +67,55 @@ export function requestPipeline(services: Services, operations: readonly Operati
       timestamp_ms: timestampMs,
       duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
     });
-    c.res = response;
+    // Hono's `c.res` setter copies headers into a fresh Response whenever one was already set; only
+    // hand it a response it does not hold yet (the error path), otherwise just return ours.
+    if (routeResponse !== null && response !== routeResponse) c.res = response;
     return response;
 
     async function dispatch(): Promise<Response> {
       await next();
-      return c.res;
+      routeResponse = c.res;
+      return routeResponse;
     }
 
     async function preDispatch(): Promise<Response | null> {
       // 0. Size limit on the declared length (streamed bodies are capped while read).
       const declared = Number(req.headers.get('content-length') ?? NaN);
       if (Number.isFinite(declared) && declared > services.settings.maxBodyBytes) {
-        return errorResponse(new ApiError(413, 'payload_too_large', 'payload too large'));
+        return errorResponse(new ApiError(413, 'payload_too_large', 'payload too large'), headers);
       }
       // 3. CORS preflight.
       if (req.method === 'OPTIONS') return new Response(null, { status: 204 });
       // 4. Health, always public, any method.
       if (HEALTH_PATHS.has(path)) {
-        return jsonResponse(await healthOp.handler({ body: {}, query: {}, params: {} }, context()));
+        return jsonResponse(await healthOp.handler({ body: {}, query: {}, params: {} }, context()), 200, headers);
       }
       // 6. OpenAPI, always public, any method; the table is fixed for the process, so build once.
       if (path === '/v1/openapi.json') {
         openApiBody ??= JSON.stringify(await openApiOp.handler({ body: {}, query: {}, params: {} }, context()));
-        return new Response(openApiBody, { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } });
+        return new Response(openApiBody, { status: 200, headers: { ...headers } });
       }
       // 7. Static OIDC landing page (reads code/state from its query; §8.6 step 4).
       if (req.method === 'GET' && path === OIDC_CALLBACK_PAGE_PATH) return landingPageResponse(req.url);
       // 8. Anything else outside /v1 is unknown.
-      if (!path.startsWith('/v1/')) return errorResponse(notFound());
+      if (!path.startsWith('/v1/')) return errorResponse(notFound(), headers);
       // 9 + 11. Authenticate; a principal of another tenant stops here.
       const auth = await authenticate(req.headers.get('authorization'), services);
       c.set('principal', auth.principal);
-      if (auth.error) return errorResponse(auth.error);
+      if (auth.error) return errorResponse(auth.error, headers);
       // 10. Read-auth policy for plain reads (read-like POSTs are checked with their operation).
       if ((req.method === 'GET' || req.method === 'HEAD') && !auth.principal && readNeedsPrincipal(path, services.settings)) {
         publishAuthFailed(services.bus, 'read_auth_required', null, { path });
-        return errorResponse(unauthorized());
+        return errorResponse(unauthorized(), headers);
       }
       // 12. API version header.
       const versionError = checkApiVersion(req.headers.get('x-svc-api-version'));
-      if (versionError) return errorResponse(versionError);
+      if (versionError) return errorResponse(versionError, headers);
       // 13. Rate limit.
       if (!RATE_LIMIT_EXEMPT.has(path)) {
         const wait = services.rateLimiter.take(auth.principal?.key_id ?? 'anonymous');
         if (wait !== null) {
-          return errorResponse(new ApiError(429, 'rate_limited', 'rate limit exceeded', { retry_after_secs: wait }));
+          return errorResponse(new ApiError(429, 'rate_limited', 'rate limit exceeded', { retry_after_secs: wait }), headers);
         }
       }
       return null;
