@@ -2,11 +2,23 @@ import type { Operation } from '../core/operation.js';
 import { adminOperations } from './admin.js';
 import { auditOperations } from './audit.js';
 import { authOperations } from './auth.js';
+import { deviceOperations } from './devices.js';
+import { fleetOperations } from './fleet.js';
 import { metaOperations } from './meta.js';
 import { oidcOperations } from './oidc.js';
+import { sreOperations } from './sre.js';
 
 /**
  * The operation table (brief §2): every operation of the API, declared once. REST routes, the
  * OpenAPI document, the CLI commands (and the gRPC service and JSON-RPC gateway) derive from it.
  */
-export const OPERATIONS: readonly Operation[] = [...metaOperations, ...authOperations, ...adminOperations, ...auditOperations, ...oidcOperations];
+export const OPERATIONS: readonly Operation[] = [
+  ...metaOperations,
+  ...authOperations,
+  ...adminOperations,
+  ...auditOperations,
+  ...oidcOperations,
+  ...deviceOperations,
+  ...fleetOperations,
+  ...sreOperations,
+];

@@ -4,7 +4,11 @@ import { serve, type ServerType } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
+import { DevicePool } from '../devices/device-pool.js';
 import { DeviceRegistry } from '../devices/device-registry.js';
+import { loadHalSettings } from '../devices/hal-settings.js';
+import { HealthMonitor } from '../devices/health-monitor.js';
+import { IncidentService } from '../incidents/incidents.js';
 import { EventBus } from '../events/event-bus.js';
 import { streamEventName } from '../events/platform-events.js';
 import { AlertService } from '../observability/alerts.js';
@@ -83,6 +87,9 @@ export class Agent {
     );
 
     const alerts = await AlertService.open(settings.stateDir, settings.rings.alerts, settings.alertDedupSecs, log);
+    const hal = loadHalSettings(options.env ?? process.env, project.config);
+    const devices = await DeviceRegistry.open(settings.stateDir, project.config);
+    const health = new HealthMonitor({ devices, bus, alerts, telemetry }, hal.offlineAfterMs);
     const services: Services = {
       settings,
       startedAtMs: Date.now(),
@@ -92,7 +99,10 @@ export class Agent {
       traces: await openTraceRing(settings.stateDir, settings.rings.traces),
       alerts,
       telemetry,
-      devices: new DeviceRegistry(project.config),
+      devices,
+      devicePool: new DevicePool(devices, health, alerts, project.config),
+      hal,
+      incidents: await IncidentService.open(settings.stateDir, alerts),
       credentials: new Credentials(
         await ApiKeyStore.open({ file: settings.apiKeysFile, pepper: settings.pepper, tenantId: settings.tenantId, envKey: settings.apiKey, log }),
         new SessionTokens({ ...settings.session, tenantId: settings.tenantId }),
@@ -159,6 +169,9 @@ export class Agent {
     await this.services.traces.close();
     await this.services.alerts.close();
     await this.services.users.flush();
+    this.services.devicePool.health.stop();
+    await this.services.devices.flush();
+    await this.services.incidents.flush();
     await this.services.oidc.flush();
     await this.services.credentials.keys.flush();
   }

@@ -1,6 +1,9 @@
 import type { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
+import type { DevicePool } from '../devices/device-pool.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
+import type { HalSettings } from '../devices/hal-settings.js';
+import type { IncidentService } from '../incidents/incidents.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { AlertService } from '../observability/alerts.js';
 import type { PersistentRing } from '../observability/persistent-ring.js';
@@ -33,6 +36,10 @@ export interface Services {
   alerts: AlertService;
   telemetry: TelemetryStore;
   devices: DeviceRegistry;
+  /** Provisioning, lifecycle workflows, health and (through the HAL) the devices themselves. */
+  devicePool: DevicePool;
+  hal: HalSettings;
+  incidents: IncidentService;
   /** API keys (`credentials.keys`) and session tokens (`credentials.sessions`). */
   credentials: Credentials;
   users: UserDirectory;
