@@ -135,6 +135,12 @@ export class Agent {
     if (this.services.credentials.keysLoaded === 0) {
       this.log('warning: no API key is configured (SVC_API_KEY or an API keys file); every mutation will be refused');
     }
+    const { pepperExplicit, sessionSecretExplicit } = this.services.settings;
+    if (!pepperExplicit) {
+      this.log(`warning: SVC_API_KEY_PEPPER is not set; API key hashes${sessionSecretExplicit ? '' : ', sessions and audit signatures'} use a guessable default (see docs/security.md)`);
+    } else if (!sessionSecretExplicit) {
+      this.log('warning: SVC_SESSION_JWT_SECRET is not set; sessions and audit signatures use the pepper, so rotating it also ends every session');
+    }
     return this.services.listen.bind;
   }
 

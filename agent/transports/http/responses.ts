@@ -30,7 +30,10 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
 
 export function errorResponse(err: ApiError, headers?: Record<string, string>): Response {
   const retry = err.extra['retry_after_secs'];
-  const h = typeof retry === 'number' ? { ...(headers ?? { 'content-type': JSON_TYPE }), 'retry-after': String(retry) } : headers;
+  let h = typeof retry === 'number' ? { ...(headers ?? { 'content-type': JSON_TYPE }), 'retry-after': String(retry) } : headers;
+  // The unread rest of an oversized body makes the connection unusable: say so instead of
+  // leaving a keep-alive client to find out on its next request.
+  if (err.status === 413) h = { ...(h ?? { 'content-type': JSON_TYPE }), connection: 'close' };
   return jsonResponse(err.toEnvelope(), err.status, h);
 }
 
