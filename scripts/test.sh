@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests drive as real peers (pseudo-terminals, MQTT broker, CAN VM).
-DEBIAN_PACKAGES=(${SVC_TEST_DEBIAN_PACKAGES:-})
+DEBIAN_PACKAGES=(socat mosquitto ${SVC_TEST_DEBIAN_PACKAGES:-})
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
   dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
