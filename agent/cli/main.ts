@@ -9,6 +9,7 @@ import { splitArgs, UsageError } from './args.js';
 import { buildInput, findOperation, runLocal, runRemote } from './operation-command.js';
 import { apiKeyGenerateCommand } from './api-key-command.js';
 import { serveCommand } from './serve-command.js';
+import { simDeviceCommand } from './sim-device-command.js';
 
 /** Exit codes: 0 success, 1 the operation was refused or failed, 2 usage, configuration or parse error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -23,6 +24,7 @@ function usage(): string {
     '',
     'Usage:',
     '  svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port]',
+    '  svc sim-device (--serial PATH | --slcan PATH | --mqtt URL) --id ID [--type T] [--firmware V] [--rate HZ] [--fault F]',
     '  svc control-center api-key generate [--export]',
     '  svc <command> [args] [--field value ...] [--body JSON] [--config svc.toml] [--program file.sd] [--url URL]',
     '',
@@ -42,6 +44,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (words[0] === 'serve') {
       if (words.length > 1) throw new UsageError(`unexpected argument '${words[1]}' for serve`);
       await serveCommand(options);
+      return -1; // keeps running
+    }
+    if (words[0] === 'sim-device') {
+      if (words.length > 1) throw new UsageError(`unexpected argument '${words[1]}' for sim-device`);
+      await simDeviceCommand(options);
       return -1; // keeps running
     }
     if (words.join(' ') === 'control-center api-key generate') {

@@ -156,3 +156,98 @@ export const deviceOperations: Operation[] = [
     handler: (_i, ctx) => ({ version: API_VERSION, ...ctx.services.devicePool.readinessImpact() }),
   }),
 ];
+
+const discoverBody = z.object({
+  transports: z.array(z.string().min(1).max(40)).max(20).optional(),
+  timeout_ms: z.number().int().min(50).max(60_000).optional(),
+  subnet: z.string().max(100).optional(),
+});
+const commandBody = z.object({
+  name: z.string().min(1, 'missing name').max(64),
+  args: z.record(z.string(), z.unknown()).optional(),
+  timeout_ms: z.number().int().min(50).max(60_000).optional(),
+});
+const firmwareBody = z.object({
+  version: z.string().min(1, 'missing version').max(64),
+  image_base64: z.string().min(1, 'missing image_base64').max(8 * 1024 * 1024),
+});
+
+/** Discovery and the operations that reach a device through the HAL. */
+export const halOperations: Operation[] = [
+  defineOperation<z.infer<typeof discoverBody>>({
+    id: 'discoverDevices',
+    group: 'devices',
+    summary: 'Scan serial lines, CAN buses and the MQTT broker for devices; matches join the registry',
+    method: 'POST',
+    path: '/v1/devices/discover',
+    access: { kind: 'action', action: 'Provision' },
+    rpc: { name: 'RunDiscovery', request: 'JsonBodyRequest' },
+    cli: ['devices', 'discover'],
+    body: discoverBody,
+    handler: async ({ body }, ctx) => {
+      const s = ctx.services;
+      const results = await s.deviceHub.discover(body.transports ?? [], body.timeout_ms ?? 1500);
+      const registered = results.flatMap((r) =>
+        r.matches.map((m) => {
+          const d = s.devices.require(m.device_id);
+          return { ok: true, device_id: d.id, lifecycle_state: d.lifecycle_state, message: m.new ? `registered from ${r.transport} discovery` : `already registered (${d.lifecycle_state})` };
+        }),
+      );
+      return { version: API_VERSION, results, registered, installed_packages: s.project.config?.packages ?? [] };
+    },
+  }),
+  defineOperation<Record<string, never>, { transport?: string | undefined; timeout_ms?: string | undefined }>({
+    id: 'getDiscovery',
+    group: 'devices',
+    summary: 'One discovery scan of a single transport (read-only view of what answers)',
+    method: 'GET',
+    path: '/v1/discovery',
+    access: { kind: 'read' },
+    rpc: { name: 'DiscoverDevices', request: 'QueryRequest' },
+    cli: ['discovery'],
+    query: z.object({ transport: z.string().max(40).optional(), timeout_ms: z.string().regex(/^\d{2,5}$/, 'expected milliseconds').optional(), subnet: z.string().optional() }),
+    handler: async ({ query }, ctx) => {
+      const [result] = await ctx.services.deviceHub.discover([query.transport ?? 'serial'], Math.min(10_000, Number(query.timeout_ms ?? 1000)));
+      return { version: API_VERSION, discovery: result, installed_packages: ctx.services.project.config?.packages ?? [], tls: false };
+    },
+  }),
+  defineOperation<z.infer<typeof commandBody>>({
+    id: 'commandDevice',
+    group: 'devices',
+    summary: 'Send a command to a device and wait for its acknowledgement',
+    method: 'POST',
+    path: '/v1/devices/{id}/command',
+    access: { kind: 'action', action: 'Operate' },
+    cli: ['devices', 'command'],
+    body: commandBody,
+    handler: async ({ body, params }, ctx) => {
+      const outcome = await ctx.services.deviceHub.sendCommand(params['id']!, body.name, body.args ?? {}, body.timeout_ms ?? 3000);
+      return { version: API_VERSION, ok: outcome.status === 'ok', device_id: params['id'], command: body.name, ack: outcome };
+    },
+  }),
+  defineOperation<z.infer<typeof firmwareBody>>({
+    id: 'updateDeviceFirmware',
+    group: 'devices',
+    summary: 'Send a firmware image in verified chunks; the device activates it or rolls back',
+    method: 'POST',
+    path: '/v1/devices/{id}/firmware',
+    access: { kind: 'action', action: 'Deploy' },
+    cli: ['devices', 'firmware'],
+    body: firmwareBody,
+    handler: async ({ body, params }, ctx) => {
+      const image = Buffer.from(body.image_base64, 'base64');
+      if (image.length === 0) throw badRequest('image_base64 decodes to an empty image');
+      const outcome = await ctx.services.deviceHub.updateFirmware(params['id']!, new Uint8Array(image), body.version);
+      const device = ctx.services.devices.require(params['id']!);
+      if (outcome.result !== 'activated') {
+        ctx.services.alerts.raise({
+          alert_type: 'recovery_failed',
+          severity: 'warning',
+          source: 'firmware-update',
+          message: `firmware ${body.version} for ${device.id} was not activated (${outcome.result}): ${outcome.detail}`,
+        });
+      }
+      return { version: API_VERSION, ok: outcome.result === 'activated', device_id: device.id, outcome, firmware_version: device.firmware_version };
+    },
+  }),
+];

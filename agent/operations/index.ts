@@ -2,7 +2,7 @@ import type { Operation } from '../core/operation.js';
 import { adminOperations } from './admin.js';
 import { auditOperations } from './audit.js';
 import { authOperations } from './auth.js';
-import { deviceOperations } from './devices.js';
+import { deviceOperations, halOperations } from './devices.js';
 import { fleetOperations } from './fleet.js';
 import { metaOperations } from './meta.js';
 import { oidcOperations } from './oidc.js';
@@ -19,6 +19,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...auditOperations,
   ...oidcOperations,
   ...deviceOperations,
+  ...halOperations,
   ...fleetOperations,
   ...sreOperations,
 ];

@@ -4,6 +4,8 @@ import { serve, type ServerType } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
+import { mqttFactory } from '../devices/attachments/mqtt-factory.js';
+import { DeviceHub } from '../devices/device-hub.js';
 import { DevicePool } from '../devices/device-pool.js';
 import { DeviceRegistry } from '../devices/device-registry.js';
 import { loadHalSettings } from '../devices/hal-settings.js';
@@ -90,6 +92,8 @@ export class Agent {
     const hal = loadHalSettings(options.env ?? process.env, project.config);
     const devices = await DeviceRegistry.open(settings.stateDir, project.config);
     const health = new HealthMonitor({ devices, bus, alerts, telemetry }, hal.offlineAfterMs);
+    const deviceHub = new DeviceHub({ registry: devices, health, telemetry, bus, hal, log });
+    deviceHub.register(mqttFactory(hal));
     const services: Services = {
       settings,
       startedAtMs: Date.now(),
@@ -102,6 +106,7 @@ export class Agent {
       devices,
       devicePool: new DevicePool(devices, health, alerts, project.config),
       hal,
+      deviceHub,
       incidents: await IncidentService.open(settings.stateDir, alerts),
       credentials: new Credentials(
         await ApiKeyStore.open({ file: settings.apiKeysFile, pepper: settings.pepper, tenantId: settings.tenantId, envKey: settings.apiKey, log }),
@@ -141,6 +146,8 @@ export class Agent {
     } else if (!sessionSecretExplicit) {
       this.log('warning: SVC_SESSION_JWT_SECRET is not set; sessions and audit signatures use the pepper, so rotating it also ends every session');
     }
+    // The HAL opens its configured ports, buses and broker in the background; links retry on their own.
+    void this.services.deviceHub.start().catch((err: Error) => this.log(`warning: HAL start: ${err.message}`));
     return this.services.listen.bind;
   }
 
@@ -175,7 +182,7 @@ export class Agent {
     await this.services.traces.close();
     await this.services.alerts.close();
     await this.services.users.flush();
-    this.services.devicePool.health.stop();
+    await this.services.deviceHub.close();
     await this.services.devices.flush();
     await this.services.incidents.flush();
     await this.services.oidc.flush();

@@ -1,5 +1,6 @@
 import type { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
+import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
 import type { HalSettings } from '../devices/hal-settings.js';
@@ -39,6 +40,8 @@ export interface Services {
   /** Provisioning, lifecycle workflows, health and (through the HAL) the devices themselves. */
   devicePool: DevicePool;
   hal: HalSettings;
+  /** Live HAL attachments: what devices say arrives here; commands and firmware go out from here. */
+  deviceHub: DeviceHub;
   incidents: IncidentService;
   /** API keys (`credentials.keys`) and session tokens (`credentials.sessions`). */
   credentials: Credentials;

@@ -1,6 +1,17 @@
 /** Telemetry events (api-behaviour §14.1), discriminated by `kind`. */
 export type TelemetryEvent =
-  | { kind: 'device'; device_id: string; metric: string; value: unknown; timestamp_ms: number; robot_id?: string; unit?: string; session_id?: string }
+  | {
+      kind: 'device';
+      device_id: string;
+      metric: string;
+      value: unknown;
+      timestamp_ms: number;
+      robot_id?: string;
+      unit?: string;
+      session_id?: string;
+      /** The device's own sample time (its clock, e.g. ms since boot). */
+      device_ts_ms?: number;
+    }
   | { kind: 'sensor'; sensor_id: string; sensor_type: string; value: unknown; timestamp_ms: number }
   | { kind: 'heartbeat'; task_name: string; timestamp_ms: number }
   | { kind: 'device_heartbeat'; device_id: string; protocol?: string; timestamp_ms: number; [k: string]: unknown }

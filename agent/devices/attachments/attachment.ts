@@ -1,0 +1,37 @@
+import type { DeviceTransport, ObservedIdentity } from '../device-registry.js';
+
+/** What an attachment reports about the devices behind it; implemented by the device hub. */
+export interface AttachmentSink {
+  identity(identity: ObservedIdentity): void;
+  telemetry(deviceId: string, metric: string, value: unknown, unit: string | null, tsMs: number): void;
+  heartbeat(deviceId: string, faults: string[]): void;
+  /** The device can no longer be reached through this attachment (link down, last will). */
+  lost(deviceId: string, reason: string): void;
+}
+
+export interface CommandOutcome {
+  status: string;
+  detail: string | null;
+}
+
+export interface FirmwareOutcome {
+  result: string;
+  version: string | null;
+  detail: string;
+}
+
+/**
+ * One live connection of the HAL to a port, bus or broker, behind which one or more devices speak.
+ * Attachments translate their wire protocol into sink calls and carry commands back.
+ */
+export interface Attachment {
+  readonly transport: DeviceTransport;
+  /** The port path, interface name or broker URL. */
+  readonly target: string;
+  /** Devices identified through this attachment so far. */
+  devices(): string[];
+  sendCommand(deviceId: string, name: string, args: Record<string, unknown>, timeoutMs: number): Promise<CommandOutcome>;
+  updateFirmware?(deviceId: string, image: Uint8Array, version: string, onProgress?: (sent: number, total: number) => void): Promise<FirmwareOutcome>;
+  stats(): Record<string, unknown>;
+  close(): Promise<void>;
+}

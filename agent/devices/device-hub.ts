@@ -1,0 +1,228 @@
+import type { EventBus } from '../events/event-bus.js';
+import { platformEvent } from '../events/platform-events.js';
+import type { TelemetryStore } from '../telemetry/telemetry-store.js';
+import { ApiError, notFound } from '../core/errors.js';
+import type { Attachment, AttachmentSink, CommandOutcome, FirmwareOutcome } from './attachments/attachment.js';
+import type { DeviceRegistry, DeviceTransport, ObservedIdentity } from './device-registry.js';
+import type { HalSettings } from './hal-settings.js';
+import type { HealthMonitor } from './health-monitor.js';
+
+/** Discovery transports this agent implements, and the reference's others, which it names honestly. */
+export const HAL_TRANSPORTS = ['serial', 'can', 'mqtt'] as const;
+export const OTHER_TRANSPORTS = ['subnet', 'mdns', 'ble', 'bluetooth', 'usb', 'wifi', 'cellular', 'lte', '5g', 'ros2', 'dds'] as const;
+
+export interface DiscoveryMatch {
+  device_id: string;
+  device_type: string | null;
+  logical_name: string | null;
+  firmware_version: string | null;
+  matched_by: string;
+  transport: DeviceTransport;
+  target: string;
+  new: boolean;
+}
+
+export interface DiscoveryResult {
+  transport: string;
+  supported: boolean;
+  scanned: string[];
+  matches: DiscoveryMatch[];
+  errors: string[];
+  reason?: string;
+}
+
+/** Opens attachments of one transport kind; registered by the composition root. */
+export interface AttachmentFactory {
+  transport: (typeof HAL_TRANSPORTS)[number];
+  /** Targets to scan now (ports matching the configured globs, interfaces, broker URL). */
+  targets(): Promise<string[]>;
+  /** Opens an attachment and resolves once it is ready to hear devices. */
+  open(target: string, sink: AttachmentSink, timeoutMs: number): Promise<Attachment>;
+}
+
+/**
+ * The agent's side of the HAL: owns the live attachments (serial lines, CAN buses, the MQTT broker),
+ * turns what devices say into registry updates, telemetry and health, and carries commands and
+ * firmware updates to them.
+ */
+export class DeviceHub implements AttachmentSink {
+  private readonly attachments = new Map<string, Attachment>();
+  private readonly byDevice = new Map<string, Attachment>();
+  private readonly factories = new Map<string, AttachmentFactory>();
+  private readonly fresh = new Set<string>();
+
+  constructor(
+    private readonly deps: {
+      registry: DeviceRegistry;
+      health: HealthMonitor;
+      telemetry: TelemetryStore;
+      bus: EventBus;
+      hal: HalSettings;
+      log: (line: string) => void;
+    },
+  ) {}
+
+  register(factory: AttachmentFactory): void {
+    this.factories.set(factory.transport, factory);
+  }
+
+  // ----- AttachmentSink -----
+  identity(identity: ObservedIdentity): void {
+    const { record, created } = this.deps.registry.observe(identity);
+    const attachment = [...this.attachments.values()].find((a) => a.transport === identity.transport && a.devices().includes(identity.id));
+    if (attachment) this.byDevice.set(identity.id, attachment);
+    if (created) {
+      this.fresh.add(identity.id);
+      this.deps.bus.publish(platformEvent('EntityCreated', 'svc-hal', { entity_id: record.id, entity_type: 'device', transport: identity.transport }, record.id));
+    }
+    this.deps.health.heard(identity.id);
+  }
+
+  telemetry(deviceId: string, metric: string, value: unknown, unit: string | null, tsMs: number): void {
+    const d = this.deps.registry.get(deviceId);
+    this.deps.telemetry.append({
+      kind: 'device',
+      device_id: deviceId,
+      metric,
+      value,
+      timestamp_ms: Date.now(),
+      ...(unit ? { unit } : {}),
+      ...(d?.assigned_robot ? { robot_id: d.assigned_robot } : {}),
+      ...(tsMs ? { device_ts_ms: tsMs } : {}),
+    });
+    this.deps.health.heard(deviceId);
+  }
+
+  heartbeat(deviceId: string, faults: string[]): void {
+    const d = this.deps.registry.get(deviceId);
+    this.deps.telemetry.append({ kind: 'device_heartbeat', device_id: deviceId, protocol: d?.protocol ?? undefined, faults, timestamp_ms: Date.now() });
+    this.deps.health.heard(deviceId, faults);
+  }
+
+  lost(deviceId: string, reason: string): void {
+    this.deps.health.lost(deviceId, reason);
+  }
+
+  // ----- attachments -----
+  /** Opens every configured target; failures are logged, the links keep retrying on their own. */
+  async start(timeoutMs = 3000): Promise<void> {
+    this.deps.health.start();
+    await Promise.all(
+      [...this.factories.values()].map(async (f) => {
+        for (const target of await f.targets().catch(() => [])) {
+          await this.attach(f, target, timeoutMs).catch((err: Error) => this.deps.log(`warning: ${f.transport} ${target}: ${err.message}`));
+        }
+      }),
+    );
+  }
+
+  private key(transport: string, target: string): string {
+    return `${transport}:${target}`;
+  }
+
+  private async attach(factory: AttachmentFactory, target: string, timeoutMs: number): Promise<Attachment> {
+    const key = this.key(factory.transport, target);
+    const existing = this.attachments.get(key);
+    if (existing) return existing;
+    const attachment = await factory.open(target, this, timeoutMs);
+    this.attachments.set(key, attachment);
+    return attachment;
+  }
+
+  async discover(transports: string[], timeoutMs: number): Promise<DiscoveryResult[]> {
+    const wanted = transports.length > 0 ? transports : [...HAL_TRANSPORTS];
+    const results: DiscoveryResult[] = [];
+    for (const t of [...new Set(wanted)]) {
+      const factory = this.factories.get(t);
+      if (!factory) {
+        results.push({
+          transport: t,
+          supported: false,
+          scanned: [],
+          matches: [],
+          errors: [],
+          reason: (OTHER_TRANSPORTS as readonly string[]).includes(t)
+            ? `${t} discovery is not supported by this agent; it discovers devices over serial, can and mqtt`
+            : `unknown transport '${t}'`,
+        });
+        continue;
+      }
+      results.push(await this.discoverWith(factory, timeoutMs));
+    }
+    return results;
+  }
+
+  private async discoverWith(factory: AttachmentFactory, timeoutMs: number): Promise<DiscoveryResult> {
+    const result: DiscoveryResult = { transport: factory.transport, supported: true, scanned: [], matches: [], errors: [] };
+    let targets: string[] = [];
+    try {
+      targets = await factory.targets();
+    } catch (err) {
+      result.errors.push((err as Error).message);
+    }
+    result.scanned = targets;
+    const opened: Attachment[] = [];
+    await Promise.all(
+      targets.map(async (target) => {
+        try {
+          opened.push(await this.attach(factory, target, timeoutMs));
+        } catch (err) {
+          result.errors.push(`${target}: ${(err as Error).message}`);
+        }
+      }),
+    );
+    // Give devices the scan window to answer (identities arrive as sink calls).
+    await new Promise((r) => setTimeout(r, timeoutMs));
+    for (const a of opened) {
+      for (const id of a.devices()) {
+        const d = this.deps.registry.get(id);
+        result.matches.push({
+          device_id: id,
+          device_type: d?.device_type ?? null,
+          logical_name: d?.logical_name ?? null,
+          firmware_version: d?.firmware_version ?? null,
+          matched_by: `${a.transport} identity`,
+          transport: a.transport,
+          target: a.target,
+          new: this.fresh.has(id),
+        });
+      }
+    }
+    result.matches.sort((x, y) => x.device_id.localeCompare(y.device_id));
+    return result;
+  }
+
+  private attachmentOf(deviceId: string): Attachment {
+    this.deps.registry.require(deviceId);
+    const a = this.byDevice.get(deviceId);
+    if (!a) throw new ApiError(409, 'conflict', `device ${deviceId} is not attached through the HAL (run a discovery first)`);
+    return a;
+  }
+
+  sendCommand(deviceId: string, name: string, args: Record<string, unknown>, timeoutMs: number): Promise<CommandOutcome> {
+    return this.attachmentOf(deviceId).sendCommand(deviceId, name, args, timeoutMs);
+  }
+
+  async updateFirmware(deviceId: string, image: Uint8Array, version: string): Promise<FirmwareOutcome> {
+    const a = this.attachmentOf(deviceId);
+    if (!a.updateFirmware) throw new ApiError(409, 'conflict', `firmware updates are not available over ${a.transport}`);
+    return a.updateFirmware(deviceId, image, version);
+  }
+
+  stats(): Array<Record<string, unknown>> {
+    return [...this.attachments.values()].map((a) => ({ ...a.stats(), devices: a.devices() }));
+  }
+
+  async close(): Promise<void> {
+    this.deps.health.stop();
+    await Promise.all([...this.attachments.values()].map((a) => a.close().catch(() => undefined)));
+    this.attachments.clear();
+    this.byDevice.clear();
+  }
+
+  /** For tests and diagnostics. */
+  has(deviceId: string): boolean {
+    if (!this.deps.registry.get(deviceId)) throw notFound('device not found');
+    return this.byDevice.has(deviceId);
+  }
+}
