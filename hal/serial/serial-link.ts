@@ -1,0 +1,431 @@
+/**
+ * A self-healing serial link over `serialport`.
+ *
+ * - `open()` starts the link and resolves once the port is open; if the port is missing or fails,
+ *   the link keeps retrying with exponential backoff (a USB adapter not plugged in yet, a pty peer
+ *   that has not started) and `open()` resolves when it finally opens.
+ * - After every open the OS buffers are flushed (on a pseudo-terminal old bytes linger) and the
+ *   modem lines are set only when asked; DTR/RTS ioctls fail on ptys and that never fails the open.
+ * - When the port disappears (USB unplug, pty peer died: the read fails and serialport reports a
+ *   disconnect) the link goes to `backoff` and reopens the same path when it comes back; `path` is
+ *   resolved again on every attempt, so a symlink that now points to another device is followed.
+ * - Writes go through a bounded queue (drops of the oldest chunk are counted in `stats().dropped_out`),
+ *   are written one batch at a time (the next batch starts when the previous one reached the kernel),
+ *   and wait in the queue while the link is down.
+ */
+import { promises as fs } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { SerialPort as SerialPortType } from 'serialport';
+import { Backoff } from '../core/backoff.js';
+import { BoundedQueue } from '../core/bounded-queue.js';
+import { TypedEmitter, emptyLinkStats, type LinkState, type LinkStats } from '../core/link.js';
+
+export interface SerialLinkOptions {
+  path: string;
+  /** Default 115200. */
+  baudRate?: number;
+  dataBits?: 5 | 6 | 7 | 8;
+  stopBits?: 1 | 1.5 | 2;
+  parity?: 'none' | 'even' | 'odd' | 'mark' | 'space';
+  rtscts?: boolean;
+  /** Exclusive lock (flock) on the device, default true. */
+  lock?: boolean;
+  /** Set these modem lines after open (errors are reported, never fatal: a pty has no DTR/RTS). */
+  signals?: { dtr?: boolean; rts?: boolean };
+  /** Discard bytes that were waiting in the OS buffers or still in transit when we opened. Default true. */
+  flushOnOpen?: boolean;
+  /** How long after the open to wait before that flush, so in-flight bytes are caught. Default 20 ms. */
+  settleMs?: number;
+  /** Outbound queue capacity in chunks (writes). Default 1024. */
+  queueCapacity?: number;
+  /** Largest batch handed to one port write (queued chunks are coalesced up to this). Default 4096 bytes. */
+  maxWriteBytes?: number;
+  /** Reconnect delays. Default base 200 ms, max 5 s. */
+  backoff?: Backoff | { baseMs?: number; maxMs?: number };
+  /** Reconnect after the port closes unexpectedly. Default true. */
+  reconnect?: boolean;
+  /**
+   * How often the device node is checked while open (it still exists and is the same device).
+   * Needed because a hung-up tty (pty peer gone) can make serialport's reader spin on 0-byte reads
+   * without ever reporting a disconnect. Default 300 ms; 0 disables.
+   */
+  watchMs?: number;
+}
+
+export type SerialLinkEvents = {
+  state: [LinkState, LinkState];
+  error: [Error];
+  data: [Buffer];
+  /** Emitted after each successful open (also after a reconnect), once the buffers are flushed. */
+  open: [];
+};
+
+type SerialPortCtor = typeof SerialPortType;
+let serialPortCtor: SerialPortCtor | null = null;
+function loadSerialPort(): SerialPortCtor {
+  if (!serialPortCtor) {
+    const require = createRequire(import.meta.url);
+    try {
+      serialPortCtor = (require('serialport') as { SerialPort: SerialPortCtor }).SerialPort;
+    } catch (err) {
+      throw new Error(`serial ports unavailable: the 'serialport' package could not be loaded (${(err as Error).message})`);
+    }
+  }
+  return serialPortCtor;
+}
+
+export class SerialLinkClosedError extends Error {
+  override name = 'SerialLinkClosedError';
+}
+
+export class SerialLink extends TypedEmitter<SerialLinkEvents> {
+  readonly path: string;
+  private readonly opts: SerialLinkOptions;
+  private readonly backoff: Backoff;
+  private readonly queue: BoundedQueue<Buffer>;
+  private readonly maxWrite: number;
+  private port: SerialPortType | null = null;
+  private st: LinkState = 'idle';
+  private running = false;
+  private timer: NodeJS.Timeout | null = null;
+  private watchTimer: NodeJS.Timeout | null = null;
+  private writing = false;
+  private generation = 0;
+  private everOpened = false;
+  private readonly counters = emptyLinkStats();
+  private drainWaiters: Array<() => void> = [];
+
+  constructor(options: SerialLinkOptions) {
+    super();
+    if (!options.path) throw new TypeError('SerialLink needs a path');
+    this.opts = options;
+    this.path = options.path;
+    const b = options.backoff;
+    this.backoff = b instanceof Backoff ? b : new Backoff(b?.baseMs ?? 200, b?.maxMs ?? 5000);
+    this.queue = new BoundedQueue<Buffer>(options.queueCapacity ?? 1024);
+    this.maxWrite = options.maxWriteBytes ?? 4096;
+  }
+
+  get state(): LinkState {
+    return this.st;
+  }
+
+  get isOpen(): boolean {
+    return this.st === 'open';
+  }
+
+  /**
+   * Start the link (idempotent) and resolve once the port is open. With `timeoutMs`, reject with the
+   * last error if it is not open by then (the link keeps retrying in the background).
+   */
+  open(options: { timeoutMs?: number } = {}): Promise<void> {
+    if (!this.running) {
+      this.running = true;
+      this.connect();
+    }
+    return this.waitOpen(options.timeoutMs);
+  }
+
+  /** Resolve when the link is open (now or later); reject when it is closed first or the timeout passes. */
+  waitOpen(timeoutMs?: number): Promise<void> {
+    if (this.st === 'open') return Promise.resolve();
+    if (!this.running) return Promise.reject(new SerialLinkClosedError(`serial link ${this.path} is closed`));
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | null = null;
+      const onState = (to: LinkState): void => {
+        if (to === 'open') finish();
+        else if (to === 'closed') finish(new SerialLinkClosedError(`serial link ${this.path} closed before it opened`));
+      };
+      const finish = (err?: Error): void => {
+        this.off('state', onState);
+        if (timer) clearTimeout(timer);
+        if (err) reject(err);
+        else resolve();
+      };
+      this.on('state', onState);
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          const why = this.counters.last_error ? `: ${this.counters.last_error}` : '';
+          finish(new Error(`serial port ${this.path} did not open within ${timeoutMs} ms${why}`));
+        }, timeoutMs);
+      }
+    });
+  }
+
+  /**
+   * Queue bytes for writing. Returns false when the queue was full and the oldest chunk was dropped
+   * to make room (counted in `stats().dropped_out`). Bytes written while the link is down wait for
+   * the next open.
+   */
+  write(bytes: Uint8Array | string): boolean {
+    if (!this.running && this.st === 'closed') throw new SerialLinkClosedError(`serial link ${this.path} is closed`);
+    const chunk = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : Buffer.from(bytes);
+    if (chunk.length === 0) return true;
+    const before = this.queue.dropped;
+    this.queue.push(chunk);
+    this.pump();
+    return this.queue.dropped === before;
+  }
+
+  /** Number of chunks waiting to be written. */
+  get pending(): number {
+    return this.queue.length + (this.writing ? 1 : 0);
+  }
+
+  /** Resolve when everything queued so far has been written and transmitted (tcdrain). */
+  async drain(): Promise<void> {
+    if (this.queue.length > 0 || this.writing) {
+      await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    }
+    const port = this.port;
+    if (port && this.st === 'open') {
+      await new Promise<void>((resolve) => port.drain(() => resolve()));
+    }
+  }
+
+  /** Drop the current port and reconnect after a backoff delay (e.g. the protocol on top stopped answering). */
+  restart(reason: string): void {
+    if (!this.running) return;
+    this.fail(new Error(reason));
+  }
+
+  /** Stop the link: cancel reconnects, close the port, discard queued writes. */
+  async close(): Promise<void> {
+    this.running = false;
+    this.generation++;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.stopWatch();
+    const port = this.port;
+    this.port = null;
+    this.queue.clear();
+    this.writing = false;
+    this.releaseDrainWaiters();
+    if (port) await closePort(port);
+    this.setState('closed');
+  }
+
+  stats(): LinkStats {
+    return { ...this.counters, state: this.st, dropped_out: this.counters.dropped_out + this.queue.dropped };
+  }
+
+  // ---- internals -----------------------------------------------------------------------------------
+
+  private setState(to: LinkState): void {
+    const from = this.st;
+    if (from === to) return;
+    this.st = to;
+    this.counters.state = to;
+    this.emit('state', to, from);
+  }
+
+  private noteError(err: Error): void {
+    this.counters.last_error = err.message;
+    this.emit('error', err);
+  }
+
+  private connect(): void {
+    if (!this.running) return;
+    const gen = ++this.generation;
+    this.setState('connecting');
+    let SerialPort: SerialPortCtor;
+    try {
+      SerialPort = loadSerialPort();
+    } catch (err) {
+      this.noteError(err as Error);
+      this.scheduleReconnect(gen);
+      return;
+    }
+    const port = new SerialPort({
+      path: this.path,
+      baudRate: this.opts.baudRate ?? 115200,
+      dataBits: this.opts.dataBits ?? 8,
+      stopBits: this.opts.stopBits ?? 1,
+      parity: this.opts.parity ?? 'none',
+      rtscts: this.opts.rtscts ?? false,
+      lock: this.opts.lock ?? true,
+      // Do not drop DTR/RTS on close: on a pty the ioctl fails; on real adapters it resets some boards.
+      hupcl: false,
+      autoOpen: false,
+    });
+    // serialport emits 'error' for failures without a callback; they are handled through close/open paths.
+    port.on('error', (err: Error) => {
+      if (gen === this.generation) this.noteError(err);
+    });
+    port.open((err) => {
+      if (gen !== this.generation || !this.running) {
+        if (!err) void closePort(port);
+        return;
+      }
+      if (err) {
+        this.noteError(new Error(`cannot open serial port ${this.path}: ${err.message}`));
+        this.scheduleReconnect(gen);
+        return;
+      }
+      void this.afterOpen(port, gen);
+    });
+  }
+
+  private async afterOpen(port: SerialPortType, gen: number): Promise<void> {
+    const signals = this.opts.signals;
+    if (signals && (signals.dtr !== undefined || signals.rts !== undefined)) {
+      await new Promise<void>((resolve) =>
+        port.set({ ...(signals.dtr !== undefined ? { dtr: signals.dtr } : {}), ...(signals.rts !== undefined ? { rts: signals.rts } : {}) }, (err) => {
+          // ENOTTY on a pseudo-terminal: not fatal, the port works without modem lines.
+          if (err) this.emit('error', new Error(`serial port ${this.path}: cannot set modem lines (${err.message}); continuing`));
+          resolve();
+        }),
+      );
+    }
+    if (this.opts.flushOnOpen ?? true) {
+      // serialport already flushes inside open(); bytes still in transit (a pty peer's relay, a USB
+      // adapter's FIFO) land right after it. Wait a moment and flush again.
+      const flush = (): Promise<void> =>
+        new Promise<void>((resolve) =>
+          port.flush((err) => {
+            if (err) this.emit('error', new Error(`serial port ${this.path}: flush after open failed (${err.message}); continuing`));
+            resolve();
+          }),
+        );
+      const settle = this.opts.settleMs ?? 20;
+      if (settle > 0) await new Promise((r) => setTimeout(r, settle));
+      await flush();
+    }
+    const device = await statDevice(this.path);
+    if (gen !== this.generation || !this.running) {
+      void closePort(port);
+      return;
+    }
+    this.port = port;
+    port.on('data', (chunk: Buffer) => {
+      if (gen !== this.generation) return;
+      this.counters.bytes_in += chunk.length;
+      this.counters.frames_in++;
+      this.emit('data', chunk);
+    });
+    port.on('close', (err: (Error & { disconnected?: boolean }) | null) => {
+      if (gen !== this.generation || !this.running) return;
+      const why = err?.message ? `${err.message}` : 'closed';
+      this.fail(new Error(`serial port ${this.path} went away (${why})`));
+    });
+    this.startWatch(gen, device);
+    if (this.everOpened) this.counters.reconnects++;
+    this.everOpened = true;
+    this.backoff.reset();
+    this.setState('open');
+    this.emit('open');
+    this.pump();
+  }
+
+  private startWatch(gen: number, opened: DeviceId | null): void {
+    this.stopWatch();
+    const every = this.opts.watchMs ?? 300;
+    if (every <= 0 || !opened) return;
+    let busy = false;
+    this.watchTimer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      void statDevice(this.path).then((now) => {
+        busy = false;
+        if (gen !== this.generation || !this.running || this.st !== 'open') return;
+        if (!now) this.fail(new Error(`serial port ${this.path} went away (device node vanished)`));
+        else if (now.rdev !== opened.rdev || now.ino !== opened.ino) this.fail(new Error(`serial port ${this.path} now names another device`));
+      });
+    }, every);
+    this.watchTimer.unref?.();
+  }
+
+  private stopWatch(): void {
+    if (this.watchTimer) clearInterval(this.watchTimer);
+    this.watchTimer = null;
+  }
+
+  private fail(err: Error): void {
+    this.stopWatch();
+    const gen = ++this.generation;
+    const port = this.port;
+    this.port = null;
+    this.writing = false;
+    if (port) void closePort(port);
+    this.noteError(err);
+    this.scheduleReconnect(gen);
+  }
+
+  private scheduleReconnect(gen: number): void {
+    if (!this.running || gen !== this.generation) return;
+    if (this.opts.reconnect === false) {
+      this.running = false;
+      this.queue.clear();
+      this.releaseDrainWaiters();
+      this.setState('closed');
+      return;
+    }
+    this.setState('backoff');
+    const delay = this.backoff.next();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (gen === this.generation) this.connect();
+    }, delay);
+  }
+
+  private pump(): void {
+    const port = this.port;
+    if (this.writing || !port || this.st !== 'open') return;
+    if (this.queue.length === 0) {
+      this.releaseDrainWaiters();
+      return;
+    }
+    const parts: Buffer[] = [];
+    let size = 0;
+    while (this.queue.length > 0) {
+      const next = this.queue.shift()!;
+      parts.push(next);
+      size += next.length;
+      if (size >= this.maxWrite) break;
+    }
+    const batch = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
+    const gen = this.generation;
+    this.writing = true;
+    port.write(batch, (err) => {
+      if (gen !== this.generation) return;
+      this.writing = false;
+      if (err) {
+        // The port failed under us; the batch is lost (counted), the link reconnects.
+        this.counters.dropped_out += parts.length;
+        this.fail(new Error(`write to serial port ${this.path} failed: ${err.message}`));
+        return;
+      }
+      this.counters.bytes_out += size;
+      this.counters.frames_out += parts.length;
+      this.pump();
+    });
+  }
+
+  private releaseDrainWaiters(): void {
+    const waiters = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const w of waiters) w();
+  }
+}
+
+interface DeviceId {
+  rdev: number;
+  ino: number;
+}
+
+async function statDevice(path: string): Promise<DeviceId | null> {
+  try {
+    const st = await fs.stat(path); // follows symlinks (socat links, /dev/serial/by-id/...)
+    return { rdev: st.rdev, ino: st.ino };
+  } catch {
+    return null;
+  }
+}
+
+function closePort(port: SerialPortType): Promise<void> {
+  return new Promise((resolve) => {
+    if (!port.isOpen) return resolve();
+    port.close(() => resolve());
+  });
+}
