@@ -1,6 +1,8 @@
 import { UsageError } from './args.js';
 
 export interface SimDeviceOptions {
+  firmwareSelfTest?: 'pass' | 'fail' | 'corrupt';
+  corruptEvery?: number;
   id: string;
   deviceType: string;
   firmwareVersion: string;
@@ -11,7 +13,7 @@ export interface SimDeviceOptions {
   seed: number;
 }
 
-const KNOWN = new Set(['serial', 'slcan', 'mqtt', 'id', 'type', 'firmware', 'rate', 'fault', 'seed', 'node', 'baud', 'bitrate', 'prefix']);
+const KNOWN = new Set(['serial', 'slcan', 'mqtt', 'id', 'type', 'firmware', 'rate', 'fault', 'seed', 'node', 'baud', 'bitrate', 'prefix', 'update-self-test', 'corrupt-every']);
 
 /**
  * `svc sim-device --serial PATH | --slcan PATH | --mqtt URL --id ID [--type T] [--firmware V]
@@ -38,6 +40,15 @@ export async function simDeviceCommand(options: Map<string, string | true>): Pro
     faults: (str('fault') ?? '').split(',').filter(Boolean),
     seed: Number(str('seed') ?? '1') || 1,
   };
+  const selfTest = str('update-self-test');
+  if (selfTest !== null && !['pass', 'fail', 'corrupt'].includes(selfTest)) throw new UsageError('--update-self-test must be pass, fail or corrupt');
+  if (selfTest) sim.firmwareSelfTest = selfTest as 'pass' | 'fail' | 'corrupt';
+  const corrupt = str('corrupt-every');
+  if (corrupt !== null) {
+    const n = Number(corrupt);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError('--corrupt-every must be a whole number of frames');
+    sim.corruptEvery = n;
+  }
   const transports = ['serial', 'slcan', 'mqtt'].filter((t) => options.has(t));
   if (transports.length !== 1) throw new UsageError('sim-device needs exactly one of --serial PATH, --slcan PATH, --mqtt URL');
   const transport = transports[0]!;

@@ -103,6 +103,13 @@ export class DeviceHub implements AttachmentSink {
     this.deps.health.lost(deviceId, reason);
   }
 
+  private readonly notes: string[] = [];
+  note(message: string): void {
+    this.notes.push(message);
+    if (this.notes.length > 50) this.notes.shift();
+    this.deps.log(`warning: ${message}`);
+  }
+
   // ----- attachments -----
   /** Opens every configured target; failures are logged, the links keep retrying on their own. */
   async start(timeoutMs = 3000): Promise<void> {
@@ -120,13 +127,29 @@ export class DeviceHub implements AttachmentSink {
     return `${transport}:${target}`;
   }
 
-  private async attach(factory: AttachmentFactory, target: string, timeoutMs: number): Promise<Attachment> {
+  private readonly opening = new Map<string, Promise<Attachment>>();
+
+  /** One attachment per target, even when start-up and a discovery ask for it at the same time. */
+  private attach(factory: AttachmentFactory, target: string, timeoutMs: number): Promise<Attachment> {
     const key = this.key(factory.transport, target);
     const existing = this.attachments.get(key);
-    if (existing) return existing;
-    const attachment = await factory.open(target, this, timeoutMs);
-    this.attachments.set(key, attachment);
-    return attachment;
+    if (existing) return Promise.resolve(existing);
+    let pending = this.opening.get(key);
+    if (!pending) {
+      pending = factory.open(target, this, timeoutMs).then(
+        (attachment) => {
+          this.attachments.set(key, attachment);
+          this.opening.delete(key);
+          return attachment;
+        },
+        (err: unknown) => {
+          this.opening.delete(key);
+          throw err;
+        },
+      );
+      this.opening.set(key, pending);
+    }
+    return pending;
   }
 
   async discover(transports: string[], timeoutMs: number): Promise<DiscoveryResult[]> {
@@ -162,6 +185,7 @@ export class DeviceHub implements AttachmentSink {
     }
     result.scanned = targets;
     const opened: Attachment[] = [];
+    const notesBefore = this.notes.length;
     await Promise.all(
       targets.map(async (target) => {
         try {
@@ -171,6 +195,7 @@ export class DeviceHub implements AttachmentSink {
         }
       }),
     );
+    result.errors.push(...this.notes.slice(notesBefore));
     // Give devices the scan window to answer (identities arrive as sink calls).
     await new Promise((r) => setTimeout(r, timeoutMs));
     for (const a of opened) {

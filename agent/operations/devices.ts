@@ -238,6 +238,8 @@ export const halOperations: Operation[] = [
       const image = Buffer.from(body.image_base64, 'base64');
       if (image.length === 0) throw badRequest('image_base64 decodes to an empty image');
       const outcome = await ctx.services.deviceHub.updateFirmware(params['id']!, new Uint8Array(image), body.version);
+      // The device reports the version it runs after the update (the new one, or the old one after a rollback).
+      if (outcome.version) ctx.services.devices.update(params['id']!, { firmware_version: outcome.version });
       const device = ctx.services.devices.require(params['id']!);
       if (outcome.result !== 'activated') {
         ctx.services.alerts.raise({

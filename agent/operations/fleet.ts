@@ -105,7 +105,8 @@ export const fleetOperations: Operation[] = [
           issues,
         };
       });
-      return { version: API_VERSION, reports, count: reports.length };
+      // Link counters (reconnects, malformed frames, CRC errors) of every HAL attachment.
+      return { version: API_VERSION, reports, count: reports.length, links: ctx.services.deviceHub.stats() };
     },
   }),
   defineOperation({

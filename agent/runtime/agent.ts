@@ -4,7 +4,9 @@ import { serve, type ServerType } from '@hono/node-server';
 import { WebSocketServer } from 'ws';
 import { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
+import { canFactory } from '../devices/attachments/can-factory.js';
 import { mqttFactory } from '../devices/attachments/mqtt-factory.js';
+import { serialFactory } from '../devices/attachments/serial-factory.js';
 import { DeviceHub } from '../devices/device-hub.js';
 import { DevicePool } from '../devices/device-pool.js';
 import { DeviceRegistry } from '../devices/device-registry.js';
@@ -94,6 +96,8 @@ export class Agent {
     const health = new HealthMonitor({ devices, bus, alerts, telemetry }, hal.offlineAfterMs);
     const deviceHub = new DeviceHub({ registry: devices, health, telemetry, bus, hal, log });
     deviceHub.register(mqttFactory(hal));
+    deviceHub.register(serialFactory(hal));
+    deviceHub.register(canFactory(hal));
     const services: Services = {
       settings,
       startedAtMs: Date.now(),

@@ -1,4 +1,5 @@
 import { startMqttEmulator } from './mqtt-emulator.js';
+import { startSerialEmulator } from './serial-emulator.js';
 
 export interface EmulatorSpec {
   id: string;
@@ -7,6 +8,10 @@ export interface EmulatorSpec {
   rateHz: number;
   faults: string[];
   seed: number;
+  /** `fail`: updates activate but fail their self-test and roll back; `corrupt`: flash writes corrupt the image. */
+  firmwareSelfTest?: 'pass' | 'fail' | 'corrupt';
+  /** Flip a byte in every n-th frame sent (line noise), 0/undefined = never. */
+  corruptEvery?: number;
 }
 
 export interface EmulatorExtras {
@@ -21,7 +26,9 @@ export async function runEmulator(transport: 'serial' | 'slcan' | 'mqtt', target
   switch (transport) {
     case 'mqtt':
       return startMqttEmulator(target, spec, extras.prefix);
-    default:
-      throw new Error(`${transport} emulation is being added`);
+    case 'serial':
+      return startSerialEmulator(target, spec, extras.baudRate);
+    case 'slcan':
+      return (await import('./slcan-emulator.js')).startSlcanEmulator(target, spec, extras.node ?? 1);
   }
 }

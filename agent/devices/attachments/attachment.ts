@@ -7,6 +7,8 @@ export interface AttachmentSink {
   heartbeat(deviceId: string, faults: string[]): void;
   /** The device can no longer be reached through this attachment (link down, last will). */
   lost(deviceId: string, reason: string): void;
+  /** A non-fatal problem with an attachment (e.g. its port is not there yet). */
+  note?(message: string): void;
 }
 
 export interface CommandOutcome {

@@ -9,12 +9,9 @@ export function mqttFactory(hal: HalSettings): AttachmentFactory {
     targets: async () => (hal.mqttUrl ? [hal.mqttUrl] : []),
     async open(target, sink, timeoutMs) {
       const a = new MqttAttachment(target, hal.mqttPrefix, sink);
-      try {
-        await a.start(timeoutMs);
-      } catch (err) {
-        await a.close();
-        throw err;
-      }
+      // A target that is not there yet stays attached: its link keeps retrying and the devices
+      // behind it are found when it comes up.
+      await a.start(timeoutMs).catch((err: Error) => sink.note?.(`${target}: ${err.message}`));
       return a;
     },
   };

@@ -1,0 +1,113 @@
+import { CAN_BROADCAST_NODE, CanReassembler, encodeCanMessage } from '../../../firmware-bridge/can-mapping.js';
+import { PROTOCOL_VERSION, SUPPORTED_VERSIONS, type Message } from '../../../firmware-bridge/messages.js';
+import { SeqCounter } from '../../../firmware-bridge/session.js';
+import type { CanFrame } from '../../../hal/can/can-frame.js';
+import type { LinkState } from '../../../hal/core/link.js';
+import { notFound } from '../../core/errors.js';
+import type { Attachment, AttachmentSink, CommandOutcome, FirmwareOutcome } from './attachment.js';
+import { BridgeEndpoint } from './bridge-endpoint.js';
+
+/** What the attachment needs of a CAN transport: SLCAN adapters and SocketCAN links both provide it. */
+export interface CanBus {
+  send(frame: CanFrame): boolean;
+  on(event: 'frame', listener: (frame: CanFrame) => void): unknown;
+  on(event: 'state', listener: (to: LinkState, from: LinkState) => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+  open(options: { timeoutMs?: number }): Promise<void>;
+  close(): Promise<void>;
+  stats(): object;
+}
+
+/** How often the bus is asked who is there (new nodes answer the broadcast HELLO). */
+const ROLL_CALL_MS = 5000;
+
+/**
+ * One CAN bus with firmware-bridge nodes on it (docs/firmware-bridge.md, CAN mapping): a broadcast
+ * HELLO on every open and every few seconds, one endpoint per node that answers, segmented messages
+ * reassembled per node.
+ */
+export class CanAttachment implements Attachment {
+  private readonly reassembler = new CanReassembler();
+  private readonly nodes = new Map<number, BridgeEndpoint>();
+  private readonly seq = new SeqCounter();
+  private nonce = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly transport: 'slcan' | 'socketcan',
+    readonly target: string,
+    private readonly bus: CanBus,
+    private readonly sink: AttachmentSink,
+  ) {
+    bus.on('frame', (frame) => {
+      const delivery = this.reassembler.push(frame);
+      if (!delivery || delivery.direction !== 'from_device') return;
+      this.endpointFor(delivery.node).handle(delivery.message);
+    });
+    bus.on('state', (to) => {
+      if (to === 'open') this.rollCall();
+      if (to === 'backoff' || to === 'closed') for (const e of this.nodes.values()) e.lost(`CAN bus ${target} ${to === 'closed' ? 'closed' : 'lost; reconnecting'}`);
+    });
+    bus.on('error', () => undefined);
+  }
+
+  private sendTo(node: number, msg: Message): void {
+    for (const f of encodeCanMessage(msg, { node, direction: 'to_device' })) this.bus.send({ ...f, error: false });
+  }
+
+  private endpointFor(node: number): BridgeEndpoint {
+    let e = this.nodes.get(node);
+    if (!e) {
+      e = new BridgeEndpoint((m) => this.sendTo(node, m), this.sink, {
+        transport: this.transport,
+        bus: this.target,
+        canId: node,
+      });
+      e.expectNonce(this.nonce);
+      this.nodes.set(node, e);
+    }
+    return e;
+  }
+
+  /** Broadcast HELLO: every node on the bus answers with its IDENTITY. */
+  private rollCall(): void {
+    this.nonce = (Math.random() * 0x1_0000_0000) >>> 0;
+    for (const e of this.nodes.values()) e.expectNonce(this.nonce);
+    this.sendTo(CAN_BROADCAST_NODE, { type: 'hello', seq: this.seq.next(), version_min: Math.min(...SUPPORTED_VERSIONS), version_max: PROTOCOL_VERSION, nonce: this.nonce });
+  }
+
+  async open(timeoutMs: number): Promise<void> {
+    await this.bus.open({ timeoutMs });
+    this.rollCall();
+    this.timer = setInterval(() => this.rollCall(), ROLL_CALL_MS);
+    this.timer.unref();
+  }
+
+  devices(): string[] {
+    return [...this.nodes.values()].map((e) => e.deviceId).filter((id): id is string => id !== null).sort();
+  }
+
+  private endpointOf(deviceId: string): BridgeEndpoint {
+    const e = [...this.nodes.values()].find((x) => x.deviceId === deviceId);
+    if (!e) throw notFound('device not found');
+    return e;
+  }
+
+  sendCommand(deviceId: string, name: string, args: Record<string, unknown>, timeoutMs: number): Promise<CommandOutcome> {
+    return this.endpointOf(deviceId).command(name, args, timeoutMs);
+  }
+
+  updateFirmware(deviceId: string, image: Uint8Array, version: string, onProgress?: (sent: number, total: number) => void): Promise<FirmwareOutcome> {
+    return this.endpointOf(deviceId).updateFirmware(image, version, onProgress);
+  }
+
+  stats(): Record<string, unknown> {
+    return { transport: this.transport, target: this.target, bus: this.bus.stats(), reassembler: { ...this.reassembler.stats }, nodes: this.nodes.size };
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    for (const e of this.nodes.values()) e.close();
+    await this.bus.close();
+  }
+}
