@@ -4,18 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Debian packages the tests drive as real peers (pseudo-terminals, MQTT broker, CAN VM).
-DEBIAN_PACKAGES=(socat mosquitto ${SVC_TEST_DEBIAN_PACKAGES:-})
-missing=()
-for pkg in "${DEBIAN_PACKAGES[@]}"; do
-  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing Debian packages: ${missing[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+# Debian packages the tests drive as real peers: pseudo-terminals (socat) and an MQTT broker
+# (mosquitto). qemu-system-x86 + busybox-static enable the SocketCAN VM test; without them it is
+# reported as skipped.
+bash scripts/ensure-debian-packages.sh socat mosquitto ${SVC_TEST_DEBIAN_PACKAGES:-}
 
 # npm ci also compiles the agent (the `prepare` script), which the CLI and crash tests spawn.
 npm ci --no-audit --no-fund
