@@ -1,35 +1,22 @@
-import { EmulatedFirmware } from '../../firmware-bridge/device/emulated-firmware.js';
 import { encodeMessage, FrameDecoder } from '../../firmware-bridge/frame.js';
 import { SerialLink } from '../serial/serial-link.js';
-import { metricsFor, ReadingGenerator } from './readings.js';
+import { emulatedFirmwareFor } from './emulated-firmware-for.js';
 import type { EmulatorSpec } from './run-emulator.js';
 
 /** A microcontroller running the bridge firmware, on the device end of a serial line. */
 export async function startSerialEmulator(path: string, spec: EmulatorSpec, baudRate = 115200): Promise<() => Promise<void>> {
-  const models = metricsFor(spec.deviceType);
-  const gen = new ReadingGenerator(models, spec.seed);
   const link = new SerialLink({ path, baudRate, lock: false });
   const decoder = new FrameDecoder();
   let sent = 0;
-  const firmware = new EmulatedFirmware({
-    deviceId: spec.id,
-    deviceType: spec.deviceType,
-    firmwareVersion: spec.firmwareVersion,
-    sample: () => {
-      const values = gen.next();
-      return models.map((m) => ({ name: m.name, value: values[m.name]!, unit: m.unit }));
-    },
-    telemetryPeriodMs: Math.max(1, Math.round(1000 / spec.rateHz)),
-    faults: spec.faults,
-    selfTestPasses: spec.firmwareSelfTest !== 'fail',
-    flashFault: spec.firmwareSelfTest === 'corrupt',
-    send: (msg) => {
-      const frame = encodeMessage(msg);
-      sent++;
-      // Line noise on demand: every n-th frame gets one byte flipped, so its CRC fails at the gateway.
-      if (spec.corruptEvery && sent % spec.corruptEvery === 0) { const i = Math.floor(frame.length / 2); frame[i] = frame[i]! ^ 0x20; }
-      link.write(frame);
-    },
+  const firmware = emulatedFirmwareFor(spec, (msg) => {
+    const frame = encodeMessage(msg);
+    sent++;
+    // Line noise on demand: every n-th frame gets one byte flipped, so its CRC fails at the gateway.
+    if (spec.corruptEvery && sent % spec.corruptEvery === 0) {
+      const i = Math.floor(frame.length / 2);
+      frame[i] = frame[i]! ^ 0x20;
+    }
+    link.write(frame);
   });
   link.on('data', (chunk) => {
     for (const msg of decoder.push(chunk)) firmware.handle(msg);

@@ -1,8 +1,7 @@
 import { CAN_BROADCAST_NODE, CanReassembler, encodeCanMessage } from '../../firmware-bridge/can-mapping.js';
-import { EmulatedFirmware } from '../../firmware-bridge/device/emulated-firmware.js';
 import { encodeSlcanFrame, SLCAN_BELL, SLCAN_OK, SlcanCommandParser } from '../can/slcan.js';
 import { SerialLink } from '../serial/serial-link.js';
-import { metricsFor, ReadingGenerator } from './readings.js';
+import { emulatedFirmwareFor } from './emulated-firmware-for.js';
 import type { EmulatorSpec } from './run-emulator.js';
 
 /**
@@ -12,35 +11,20 @@ import type { EmulatorSpec } from './run-emulator.js';
  */
 export async function startSlcanEmulator(path: string, spec: EmulatorSpec, node: number): Promise<() => Promise<void>> {
   if (!Number.isInteger(node) || node < 1 || node > 63) throw new Error('--node must be a CAN node id from 1 to 63');
-  const models = metricsFor(spec.deviceType);
-  const gen = new ReadingGenerator(models, spec.seed);
   const link = new SerialLink({ path, baudRate: 115200, lock: false });
   const parser = new SlcanCommandParser();
   const reassembler = new CanReassembler();
   let channelOpen = false;
   let sent = 0;
-  const firmware = new EmulatedFirmware({
-    deviceId: spec.id,
-    deviceType: spec.deviceType,
-    firmwareVersion: spec.firmwareVersion,
-    sample: () => {
-      const values = gen.next();
-      return models.map((m) => ({ name: m.name, value: values[m.name]!, unit: m.unit }));
-    },
-    telemetryPeriodMs: Math.max(1, Math.round(1000 / spec.rateHz)),
-    faults: spec.faults,
-    selfTestPasses: spec.firmwareSelfTest !== 'fail',
-    flashFault: spec.firmwareSelfTest === 'corrupt',
-    send: (msg) => {
-      if (!channelOpen) return;
-      for (const f of encodeCanMessage(msg, { node, direction: 'from_device' })) {
-        let line = encodeSlcanFrame({ ...f, error: false });
-        sent++;
-        // Line noise on demand: a garbled SLCAN line the gateway must count and skip.
-        if (spec.corruptEvery && sent % spec.corruptEvery === 0) line = `t${line.slice(1, 3)}Q${line.slice(4)}`;
-        link.write(line);
-      }
-    },
+  const firmware = emulatedFirmwareFor(spec, (msg) => {
+    if (!channelOpen) return;
+    for (const f of encodeCanMessage(msg, { node, direction: 'from_device' })) {
+      let line = encodeSlcanFrame({ ...f, error: false });
+      sent++;
+      // Line noise on demand: a garbled SLCAN line the gateway must count and skip.
+      if (spec.corruptEvery && sent % spec.corruptEvery === 0) line = `t${line.slice(1, 3)}Q${line.slice(4)}`;
+      link.write(line);
+    }
   });
   link.on('data', (chunk) => {
     for (const m of parser.push(chunk)) {
