@@ -1,9 +1,6 @@
-import { SlcanLink } from '../../../hal/can/slcan-link.js';
-import { SocketCanLink } from '../../../hal/can/socketcan-link.js';
-import { discoverSerialPorts } from '../../../hal/serial/discover-serial.js';
 import type { AttachmentFactory } from '../device-hub.js';
 import type { HalSettings } from '../hal-settings.js';
-import { CanAttachment, type CanBus } from './can-attachment.js';
+import type { CanBus } from './can-attachment.js';
 
 /**
  * CAN buses: SLCAN adapters on the serial lines of `SVC_HAL_SLCAN_PORTS` (targets `slcan:<path>`) and
@@ -13,12 +10,17 @@ export function canFactory(hal: HalSettings): AttachmentFactory {
   return {
     transport: 'can',
     async targets() {
+      const { discoverSerialPorts } = await import('../../../hal/serial/discover-serial.js');
       const slcan = hal.slcanPorts.length
         ? (await discoverSerialPorts({ patterns: hal.slcanPorts, defaults: false, useList: false })).ports.map((p) => `slcan:${p.path}`)
         : [];
       return [...slcan, ...hal.canInterfaces.map((i) => `socketcan:${i}`)];
     },
     async open(target, sink, timeoutMs) {
+      // Transport code loads only when a bus is configured.
+      const { CanAttachment } = await import('./can-attachment.js');
+      const { SlcanLink } = await import('../../../hal/can/slcan-link.js');
+      const { SocketCanLink } = await import('../../../hal/can/socketcan-link.js');
       const [kind, name] = [target.slice(0, target.indexOf(':')), target.slice(target.indexOf(':') + 1)];
       const bus: CanBus =
         kind === 'slcan'

@@ -1,6 +1,5 @@
 import type { HalSettings } from '../hal-settings.js';
 import type { AttachmentFactory } from '../device-hub.js';
-import { MqttAttachment } from './mqtt-attachment.js';
 
 /** The configured broker (`SVC_HAL_MQTT_URL` / `[hal] mqtt_url`), when there is one. */
 export function mqttFactory(hal: HalSettings): AttachmentFactory {
@@ -8,6 +7,7 @@ export function mqttFactory(hal: HalSettings): AttachmentFactory {
     transport: 'mqtt',
     targets: async () => (hal.mqttUrl ? [hal.mqttUrl] : []),
     async open(target, sink, timeoutMs) {
+      const { MqttAttachment } = await import('./mqtt-attachment.js');
       const a = new MqttAttachment(target, hal.mqttPrefix, sink);
       // A target that is not there yet stays attached: its link keeps retrying and the devices
       // behind it are found when it comes up.
