@@ -9,7 +9,7 @@
  */
 import { Backoff } from '../core/backoff.js';
 import { BoundedQueue } from '../core/bounded-queue.js';
-import { TypedEmitter, type LinkState, type LinkStats } from '../core/link.js';
+import { TypedEmitter, waitForOpen, type LinkState, type LinkStats } from '../core/link.js';
 import { SerialLink } from '../serial/serial-link.js';
 import { assertCanFrame, type CanFrame } from './can-frame.js';
 import {
@@ -133,27 +133,14 @@ export class SlcanLink extends TypedEmitter<SlcanLinkEvents> {
   }
 
   waitOpen(timeoutMs?: number): Promise<void> {
-    if (this.st === 'open') return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      let timer: NodeJS.Timeout | null = null;
-      const onState = (to: LinkState): void => {
-        if (to === 'open') finish();
-        else if (to === 'closed') finish(new SlcanError(`SLCAN link ${this.serial.path} closed before it opened`));
-      };
-      const finish = (err?: Error): void => {
-        this.off('state', onState);
-        if (timer) clearTimeout(timer);
-        if (err) reject(err);
-        else resolve();
-      };
-      this.on('state', onState);
-      if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          const why = this.counters.last_error ? `: ${this.counters.last_error}` : '';
-          finish(new SlcanError(`SLCAN adapter on ${this.serial.path} did not open within ${timeoutMs} ms${why}`));
-        }, timeoutMs);
-      }
-    });
+    const why = () => (this.counters.last_error ? `: ${this.counters.last_error}` : '');
+    return waitForOpen(
+      this,
+      this.st,
+      timeoutMs,
+      () => new SlcanError(`SLCAN link ${this.serial.path} closed before it opened`),
+      () => new SlcanError(`SLCAN adapter on ${this.serial.path} did not open within ${timeoutMs} ms${why()}`),
+    );
   }
 
   /**

@@ -19,7 +19,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Backoff } from '../core/backoff.js';
 import { BoundedQueue } from '../core/bounded-queue.js';
-import { TypedEmitter, emptyLinkStats, type LinkState, type LinkStats } from '../core/link.js';
+import { TypedEmitter, emptyLinkStats, waitForOpen, type LinkState, type LinkStats } from '../core/link.js';
 import { CAN_ERR_MASK, assertCanFrame, describeCanError, frameDlc, type CanErrorInfo, type CanFrame } from './can-frame.js';
 
 /** The parts of the `socketcan` addon this link uses. */
@@ -213,30 +213,17 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
   }
 
   waitOpen(timeoutMs?: number): Promise<void> {
-    if (this.st === 'open') return Promise.resolve();
-    if (!this.running) {
+    if (this.st !== 'open' && !this.running) {
       return Promise.reject(new SocketCanUnavailableError(this.counters.last_error ?? `SocketCAN link ${this.iface} is closed`));
     }
-    return new Promise((resolve, reject) => {
-      let timer: NodeJS.Timeout | null = null;
-      const onState = (to: LinkState): void => {
-        if (to === 'open') finish();
-        else if (to === 'closed') finish(new SocketCanUnavailableError(this.counters.last_error ?? `SocketCAN link ${this.iface} closed before it opened`));
-      };
-      const finish = (err?: Error): void => {
-        this.off('state', onState);
-        if (timer) clearTimeout(timer);
-        if (err) reject(err);
-        else resolve();
-      };
-      this.on('state', onState);
-      if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          const why = this.counters.last_error ? `: ${this.counters.last_error}` : '';
-          finish(new Error(`SocketCAN interface ${this.iface} did not open within ${timeoutMs} ms${why}`));
-        }, timeoutMs);
-      }
-    });
+    const why = () => (this.counters.last_error ? `: ${this.counters.last_error}` : '');
+    return waitForOpen(
+      this,
+      this.st,
+      timeoutMs,
+      () => new SocketCanUnavailableError(this.counters.last_error ?? `SocketCAN link ${this.iface} closed before it opened`),
+      () => new Error(`SocketCAN interface ${this.iface} did not open within ${timeoutMs} ms${why()}`),
+    );
   }
 
   /**

@@ -44,3 +44,32 @@ export class TypedEmitter<Events extends Record<string, unknown[]>> extends Even
 export function emptyLinkStats(): LinkStats {
   return { state: 'idle', reconnects: 0, bytes_in: 0, bytes_out: 0, frames_in: 0, frames_out: 0, dropped_out: 0, malformed_in: 0, last_error: null };
 }
+
+/**
+ * Resolves when a link reaches `open`; rejects with `onClosed()` if it closes first, or with
+ * `onTimeout()` after `timeoutMs`. Shared by every link's `waitOpen`.
+ */
+export function waitForOpen(
+  link: TypedEmitter<{ state: [LinkState, LinkState] }>,
+  current: LinkState,
+  timeoutMs: number | undefined,
+  onClosed: () => Error,
+  onTimeout: () => Error,
+): Promise<void> {
+  if (current === 'open') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | null = null;
+    const onState = (to: LinkState): void => {
+      if (to === 'open') finish();
+      else if (to === 'closed') finish(onClosed());
+    };
+    const finish = (err?: Error): void => {
+      link.off('state', onState);
+      if (timer) clearTimeout(timer);
+      if (err) reject(err);
+      else resolve();
+    };
+    link.on('state', onState);
+    if (timeoutMs !== undefined) timer = setTimeout(() => finish(onTimeout()), timeoutMs);
+  });
+}

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import type { SerialPort as SerialPortType } from 'serialport';
 import { Backoff } from '../core/backoff.js';
 import { BoundedQueue } from '../core/bounded-queue.js';
-import { TypedEmitter, emptyLinkStats, type LinkState, type LinkStats } from '../core/link.js';
+import { TypedEmitter, emptyLinkStats, waitForOpen, type LinkState, type LinkStats } from '../core/link.js';
 
 export interface SerialLinkOptions {
   path: string;
@@ -128,28 +128,15 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
 
   /** Resolve when the link is open (now or later); reject when it is closed first or the timeout passes. */
   waitOpen(timeoutMs?: number): Promise<void> {
-    if (this.st === 'open') return Promise.resolve();
-    if (!this.running) return Promise.reject(new SerialLinkClosedError(`serial link ${this.path} is closed`));
-    return new Promise((resolve, reject) => {
-      let timer: NodeJS.Timeout | null = null;
-      const onState = (to: LinkState): void => {
-        if (to === 'open') finish();
-        else if (to === 'closed') finish(new SerialLinkClosedError(`serial link ${this.path} closed before it opened`));
-      };
-      const finish = (err?: Error): void => {
-        this.off('state', onState);
-        if (timer) clearTimeout(timer);
-        if (err) reject(err);
-        else resolve();
-      };
-      this.on('state', onState);
-      if (timeoutMs !== undefined) {
-        timer = setTimeout(() => {
-          const why = this.counters.last_error ? `: ${this.counters.last_error}` : '';
-          finish(new Error(`serial port ${this.path} did not open within ${timeoutMs} ms${why}`));
-        }, timeoutMs);
-      }
-    });
+    if (this.st !== 'open' && !this.running) return Promise.reject(new SerialLinkClosedError(`serial link ${this.path} is closed`));
+    const why = () => (this.counters.last_error ? `: ${this.counters.last_error}` : '');
+    return waitForOpen(
+      this,
+      this.st,
+      timeoutMs,
+      () => new SerialLinkClosedError(`serial link ${this.path} closed before it opened`),
+      () => new Error(`serial port ${this.path} did not open within ${timeoutMs} ms${why()}`),
+    );
   }
 
   /**
