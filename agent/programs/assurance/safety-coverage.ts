@@ -3,27 +3,12 @@
  * §28: `max_speed = 1.2m/s`, `stop_if <tokens>`; coverage searches the text for `stop_if`,
  * `lidar`, `battery`, `gps`). Shared by assure, trust and explain so all three agree.
  */
-import type { Program, RobotDecl, SafetyRule } from '../language/ast.js';
+import type { Program, RobotDecl } from '../language/ast.js';
+import { renderRobotSafetyRules } from '../analysis/safety-text.js';
 
-/** One safety rule, rendered for people (consumers must not parse it). */
-export function renderSafetyRule(rule: SafetyRule): string {
-  switch (rule.kind) {
-    case 'max_speed':
-    case 'max_angular':
-      return `${rule.kind} = ${rule.value.text}`;
-    case 'stop_if':
-      return `stop_if ${rule.text}`;
-    case 'zone': {
-      const text = rule.text.trim();
-      if (text.startsWith('zone ')) return text;
-      return text.startsWith(rule.name) ? `zone ${text}` : `zone ${rule.name} ${text}`.trimEnd();
-    }
-  }
-}
-
-/** Every robot's safety rules, robots in program order, rules in block order. */
+/** Every robot's safety rules as text (the analysis renderer), robots in program order. */
 export function safetyRuleTexts(program: Program): string[] {
-  return program.robots.flatMap((robot) => robot.safety.map(renderSafetyRule));
+  return renderRobotSafetyRules(program.robots);
 }
 
 export interface SafetyFinding {
