@@ -5,3 +5,4 @@ export { joinTokens, joinCondition, isDottedName } from './token-join.js';
 export { ProgramSyntaxError, type SyntaxErrorKind } from './syntax-error.js';
 export * from './units.js';
 export type * from './ast.js';
+export { parseProgram, emptyProgram } from './parser.js';

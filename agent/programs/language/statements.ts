@@ -1,0 +1,177 @@
+/**
+ * Statements and blocks (program-language §4.1 `stmt`, extensions #4 `match`, #10 `run_pipeline`).
+ * A statement the strict grammar does not model (`for`, `spawn`, `parallel`, `send_goal … with`,
+ * `reduce_speed 0.4 m/s;` …) becomes an `opaque` statement.
+ */
+
+import type { Quantity, Stmt } from './ast.js';
+import { parseDotted, parseExpr, parseType, readQuantity } from './expressions.js';
+import type { TokenCursor } from './token-cursor.js';
+import { describe } from './token-cursor.js';
+import { joinTokens } from './token-join.js';
+import { opaqueStatement, strictOrTolerant } from './tolerant.js';
+
+/** `{ stmt* }` */
+export function parseBlock(c: TokenCursor, context = 'to open the block'): Stmt[] {
+  c.expect('{', context);
+  const body: Stmt[] = [];
+  while (!c.is('}')) {
+    if (c.atEnd()) c.fail('expected \'}\' to close the block, found end of file');
+    if (c.eat(';')) continue;
+    body.push(parseStatement(c));
+  }
+  c.next();
+  return body;
+}
+
+export function parseStatement(c: TokenCursor, inMatchArm = false): Stmt {
+  return strictOrTolerant(
+    c,
+    () => strictStatement(c, inMatchArm),
+    (start, end) => opaqueStatement(c, start, end),
+    true,
+  );
+}
+
+/** The end of a simple statement: `;`, or nothing right before the closing `}` (last statement). */
+function endStatement(c: TokenCursor, what: string, inMatchArm: boolean): void {
+  if (c.eat(';')) return;
+  if (inMatchArm && c.eat(',')) return;
+  if (c.is('}')) return;
+  c.fail(`expected ';' after ${what}, found ${describe(c.tok)}`);
+}
+
+/** `every` / `timeout` / `loop every` periods: a unit literal or a bare number. */
+export function readPeriod(c: TokenCursor, what: string): Quantity {
+  if (c.tok.type !== 'unit_number' && c.tok.type !== 'number') c.fail(`expected a duration after ${what}, found ${describe(c.tok)}`);
+  return readQuantity(c);
+}
+
+function strictStatement(c: TokenCursor, inMatchArm: boolean): Stmt {
+  const token = c.tok;
+  const loc = c.loc(token);
+  if (token.type === 'ident') {
+    switch (token.lexeme) {
+      case 'let':
+      case 'const':
+      case 'var': {
+        c.next();
+        if (c.is('mut') && c.isIdent(1)) c.next();
+        const name = c.ident(`after '${token.lexeme}'`);
+        const type = c.eat(':') ? parseType(c) : null;
+        c.expect('=', `after 'let ${name}'`);
+        const value = parseExpr(c);
+        endStatement(c, 'let statement', inMatchArm);
+        return { kind: 'let', name, type, value, loc };
+      }
+      case 'if':
+        return parseIf(c);
+      case 'loop': {
+        if (!c.is('every', 1)) break;
+        c.next();
+        c.next();
+        const every = readPeriod(c, "'loop every'");
+        return { kind: 'loop', every, body: parseBlock(c, 'to open the loop body'), loc };
+      }
+      case 'while': {
+        c.next();
+        const condition = parseExpr(c, { noStruct: true });
+        return { kind: 'while', condition, body: parseBlock(c, 'to open the while body'), loc };
+      }
+      case 'publish': {
+        if (!c.isIdent(1)) break;
+        c.next();
+        const topic = parseDotted(c, "after 'publish'");
+        let value = null;
+        if (c.eat('with')) value = parseExpr(c);
+        else if (c.is('(')) value = parseExpr(c);
+        endStatement(c, 'publish statement', inMatchArm);
+        return { kind: 'publish', topic, value, loc };
+      }
+      case 'enter': {
+        if (!c.isIdent(1)) break;
+        c.next();
+        const mode = c.next().lexeme;
+        endStatement(c, 'enter statement', inMatchArm);
+        return { kind: 'enter', mode, loc };
+      }
+      case 'emergency_stop': {
+        if (c.is('(', 1)) break;
+        c.next();
+        endStatement(c, 'emergency_stop', inMatchArm);
+        return { kind: 'emergency_stop', loc };
+      }
+      case 'return': {
+        c.next();
+        const value = c.is(';') || c.is('}') ? null : parseExpr(c);
+        endStatement(c, 'return statement', inMatchArm);
+        return { kind: 'return', value, loc };
+      }
+      case 'match':
+        return parseMatch(c);
+      case 'run_pipeline': {
+        if (!c.isIdent(1)) break;
+        c.next();
+        const pipeline = c.next().lexeme;
+        endStatement(c, 'run_pipeline statement', inMatchArm);
+        return { kind: 'run_pipeline', pipeline, loc };
+      }
+      default:
+        break;
+    }
+  }
+  const expr = parseExpr(c);
+  if (c.is('=')) {
+    c.next();
+    const value = parseExpr(c);
+    endStatement(c, 'assignment', inMatchArm);
+    return { kind: 'assign', target: expr, value, loc };
+  }
+  const op = c.tok.lexeme;
+  if ((op === '+' || op === '-' || op === '*' || op === '/') && c.is('=', 1)) {
+    // Compound assignment `x += 1` (lexed `+` `=`): kept as `x = x + 1`.
+    c.next();
+    c.next();
+    const value = parseExpr(c);
+    endStatement(c, 'assignment', inMatchArm);
+    return { kind: 'assign', target: expr, value: { kind: 'binary', op, left: expr, right: value, loc: expr.loc }, loc };
+  }
+  endStatement(c, 'statement', inMatchArm);
+  return { kind: 'expr', expr, loc };
+}
+
+function parseIf(c: TokenCursor): Stmt {
+  const loc = c.loc();
+  c.expect('if', 'to start the if statement');
+  const condition = parseExpr(c, { noStruct: true });
+  const then = parseBlock(c, 'to open the if body');
+  let otherwise: Stmt[] | null = null;
+  if (c.eat('else')) otherwise = c.is('if') ? [parseIf(c)] : parseBlock(c, "to open the else body");
+  return { kind: 'if', condition, then, else: otherwise, loc };
+}
+
+function parseMatch(c: TokenCursor): Stmt {
+  const loc = c.loc();
+  c.expect('match', 'to start the match statement');
+  const subject = parseExpr(c, { noStruct: true });
+  const open = c.pos;
+  c.expect('{', 'to open the match arms');
+  const close = c.match[open]!;
+  const arms: { pattern: string; body: Stmt[] }[] = [];
+  while (c.pos < close) {
+    if (c.eat(',') || c.eat(';')) continue;
+    const patternStart = c.pos;
+    while (c.pos < close && !c.is('=>')) {
+      if (c.is('(') || c.is('[') || c.is('{')) c.pos = c.after(c.pos);
+      else c.next();
+    }
+    if (c.pos >= close) c.fail("expected '=>' in match arm");
+    const pattern = joinTokens(c.tokens, patternStart, c.pos);
+    c.next();
+    const body = c.is('{') ? parseBlock(c, 'to open the match arm') : [parseStatement(c, true)];
+    arms.push({ pattern, body });
+  }
+  c.pos = close + 1;
+  c.eat(';');
+  return { kind: 'match', subject, arms, loc };
+}
