@@ -59,8 +59,14 @@ export class SimRobot {
   thrust = 0;
   gripping = false;
   hovering = false;
-  /** Human-readable actuator log (`drive(0.40 m/s, 0.00 rad/s)`, `stop()`, …). */
-  readonly events: string[] = [];
+  /** Sensor types failed by an injected fault (`simulate_compatibility`): they read void. */
+  readonly failedSensorTypes = new Set<string>();
+
+  /**
+   * @param events the human-readable actuator log (`drive(0.40 m/s, 0.00 rad/s)`, `stop()`, …);
+   *   a multi-robot run passes one shared list so the log keeps run order across robots.
+   */
+  constructor(readonly events: string[] = []) {}
 
   /** Advance the body by dt seconds (§24.3 tick). */
   tick(dtSeconds: number): void {
@@ -149,6 +155,7 @@ export class SimRobot {
 
   /** Read a sensor by its declared type; null (void) for types the simulator does not model. */
   readSensor(type: string): Record<string, unknown> | null {
+    if (this.failedSensorTypes.has(type)) return null;
     switch (type) {
       case 'Lidar':
         return this.lidar();
