@@ -224,7 +224,9 @@ export function readQuantity(c: TokenCursor): Quantity {
   c.next();
   const value = sign * Number(token.value);
   const following = c.tok;
-  if (following.type === 'punct' && following.lexeme === '%' && !startsOperand(c.peek(1))) {
+  // `20%` is a percentage unless a number or `(` follows (`20 % (x)` is the rare modulo).
+  const afterPercent = c.peek(1);
+  if (following.type === 'punct' && following.lexeme === '%' && afterPercent.type !== 'number' && afterPercent.type !== 'unit_number' && !(afterPercent.type === 'punct' && afterPercent.lexeme === '(')) {
     c.next();
     return { value, unit: '%', text: `${prefix}${token.lexeme}%` };
   }

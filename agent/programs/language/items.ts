@@ -8,7 +8,7 @@ import type { Token } from './lexer.js';
 import { ProgramSyntaxError } from './syntax-error.js';
 import type { TokenCursor } from './token-cursor.js';
 import { joinCondition, joinTokens } from './token-join.js';
-import { scanDeclarationEnd } from './tolerant.js';
+import { isFatal, scanDeclarationEnd } from './tolerant.js';
 
 /** Returns true when it consumed the item (through its `;` or block), false to skip it. */
 export type ItemHandler = (word: Token) => boolean;
@@ -24,7 +24,7 @@ export function forEachItem(c: TokenCursor, context: string, handler: ItemHandle
     try {
       consumed = handler(c.tok);
     } catch (error) {
-      if (!(error instanceof ProgramSyntaxError)) throw error;
+      if (!(error instanceof ProgramSyntaxError) || isFatal(error)) throw error;
       c.pos = start;
     }
     if (consumed && c.pos > start && c.pos <= close) continue;

@@ -86,7 +86,7 @@ export function parseRobot(c: TokenCursor): RobotDecl {
   const close = c.match[open]!;
   while (c.pos < close) {
     if (c.eat(';')) continue;
-    if (!c.isIdent()) c.fail(`expected a robot member, found ${describe(c.tok)}`);
+    if (!c.isIdent()) c.fatal(`expected a robot member, found ${describe(c.tok)}`);
     strictOrTolerant(
       c,
       () => parseMember(c, robot),

@@ -16,7 +16,7 @@ export function parseBlock(c: TokenCursor, context = 'to open the block'): Stmt[
   c.expect('{', context);
   const body: Stmt[] = [];
   while (!c.is('}')) {
-    if (c.atEnd()) c.fail('expected \'}\' to close the block, found end of file');
+    if (c.atEnd()) c.fatal('expected \'}\' to close the block, found end of file');
     if (c.eat(';')) continue;
     body.push(parseStatement(c));
   }

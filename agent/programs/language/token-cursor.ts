@@ -8,6 +8,7 @@
 import type { Loc } from './ast.js';
 import type { Token } from './lexer.js';
 import { ProgramSyntaxError, sourceLineAt } from './syntax-error.js';
+import { markFatal } from './tolerant.js';
 
 const OPENERS: Record<string, string> = { '{': '}', '(': ')', '[': ']' };
 const CLOSERS: Record<string, string> = { '}': '{', ')': '(', ']': '[' };
@@ -127,6 +128,16 @@ export class TokenCursor {
 
   docBefore(index: number): string | null {
     return this.docs.get(index) ?? null;
+  }
+
+  /** Fails in a way no enclosing tolerant fallback may absorb (garbage inside a block). */
+  fatal(detail: string, token: Token = this.tok): never {
+    try {
+      this.fail(detail, token);
+    } catch (error) {
+      markFatal(error as ProgramSyntaxError);
+      throw error;
+    }
   }
 
   fail(detail: string, token: Token = this.tok): never {

@@ -75,6 +75,21 @@ export function genericDecl(c: TokenCursor, start: number, end: number): Generic
  * kept via `fallback(start, end)`. If the tolerant layer cannot absorb them either, the strict
  * parser's error (the precise one) is thrown.
  */
+/**
+ * Errors the tolerant layer already failed to absorb: an enclosing declaration must not swallow
+ * them (a robot with a broken member is an error, not a generic `robot` block).
+ */
+const fatalErrors = new WeakSet<Error>();
+
+export function markFatal(error: ProgramSyntaxError): ProgramSyntaxError {
+  fatalErrors.add(error);
+  return error;
+}
+
+export function isFatal(error: unknown): boolean {
+  return error instanceof Error && fatalErrors.has(error);
+}
+
 export function strictOrTolerant<T>(
   c: TokenCursor,
   strict: () => T,
@@ -85,9 +100,9 @@ export function strictOrTolerant<T>(
   try {
     return strict();
   } catch (error) {
-    if (!(error instanceof ProgramSyntaxError)) throw error;
+    if (!(error instanceof ProgramSyntaxError) || isFatal(error)) throw error;
     const end = scanDeclarationEnd(c, start, allowOpenEnd);
-    if (end === null) throw error;
+    if (end === null) throw markFatal(error);
     c.pos = end;
     return fallback(start, end, error);
   }
