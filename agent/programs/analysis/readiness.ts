@@ -171,15 +171,15 @@ function missionScore(analyses: RobotCapabilityAnalysis[]): number {
 }
 
 // ---------------------------------------------------------------------------
-// Word tests used by the issue rules (§9.5). "LTE" is matched as a word so that names such as
-// "filter" or "alternate" do not count as connectivity mentions.
+// Word tests used by the issue rules (§9.5). "LTE" must not sit between letters, so names such
+// as "filter" or "alternate" do not count as connectivity mentions while "lte_modem" does.
 
 export function mentionsBattery(message: string): boolean {
   return message.toLowerCase().includes('battery');
 }
 
 function mentionsLteOrSignal(message: string): boolean {
-  return /\blte\b/i.test(message) || message.toLowerCase().includes('signal');
+  return /(^|[^a-z])lte([^a-z]|$)/i.test(message) || message.toLowerCase().includes('signal');
 }
 
 function mentionsConnectivity(message: string): boolean {
