@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { parseProgram } from '../../../agent/programs/language/index.js';
+import { parseProgram, type SafetyRule, type TriggerDecl } from '../../../agent/programs/language/index.js';
 
 const demo = (name: string) => {
   const file = path.resolve('demo/programs', name);
@@ -65,7 +65,7 @@ describe('demo/programs/patrol.sd', () => {
   });
 
   it('reads the safety block with quantities, stop_if and both zone shapes', () => {
-    const [maxSpeed, maxAngular, stopIf, circle, rect] = robot.safety;
+    const [maxSpeed, maxAngular, stopIf, circle, rect] = robot.safety as [SafetyRule, SafetyRule, SafetyRule, SafetyRule, SafetyRule];
     expect(strip(maxSpeed)).toEqual({ kind: 'max_speed', value: { value: 1.2, unit: 'm/s', text: '1.2m/s' } });
     expect(strip(maxAngular)).toEqual({ kind: 'max_angular', value: { value: 0.8, unit: 'rad/s', text: '0.8rad/s' } });
     expect(stopIf!.kind).toBe('stop_if');
@@ -162,7 +162,7 @@ describe('demo/programs/patrol.sd', () => {
     expect(robot.verify).toHaveLength(1);
     expect(robot.verify[0]).toMatchObject({ kind: 'binary', op: '>', right: { kind: 'number', value: 0.3, unit: 'm' } });
     expect(robot.triggers.map((t) => t.kind)).toEqual(['every', 'when', 'recover']);
-    const [every, when, recover] = robot.triggers;
+    const [every, when, recover] = robot.triggers as [TriggerDecl, TriggerDecl, TriggerDecl];
     if (every!.kind !== 'every' || when!.kind !== 'when' || recover!.kind !== 'recover') throw new Error('triggers');
     expect(every.interval).toEqual({ value: 2, unit: 's', text: '2s' });
     expect(when.condition).toMatchObject({ kind: 'binary', op: '>', right: { value: 0.15, unit: 'rad' } });
