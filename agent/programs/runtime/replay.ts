@@ -1,0 +1,153 @@
+/**
+ * Trace replay (§17, §27): inspect a trace, play its states back onto a fresh simulated robot, or
+ * re-run its source program and verify that the same events happen at the same simulated times.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+import type { Program } from '../language/ast.js';
+import { parseProgram } from '../language/index.js';
+import { DEFAULT_MAX_LOOP_ITERATIONS, runProgram } from './interpreter.js';
+import { SimRobot, type Pose } from './sim-robot.js';
+import { framesFrom, parseOffset, readTrace, type TraceFrame } from './trace-file.js';
+
+/** Time tolerance of a deterministic comparison, in milliseconds. */
+export const TIME_TOLERANCE_MS = 0.001;
+
+export type ProgramLoader = (file: string) => Program;
+
+export interface ReplayOptions {
+  deterministic?: boolean;
+  /** Checked before `deterministic`. */
+  playback?: boolean;
+  /** `--from`: milliseconds or `T+mm:ss` / `T+hh:mm:ss`. */
+  from?: string | number | null;
+  /** Parses the trace's source program (default: read the file and `parseProgram`). */
+  loadProgram?: ProgramLoader;
+  maxLoopIterations?: number;
+  env?: Record<string, string | undefined>;
+}
+
+export interface InspectResult {
+  source: string;
+  frame_count: number;
+  deterministic: boolean;
+  loaded: true;
+}
+
+export interface PlaybackResult {
+  mode: 'playback';
+  frames_applied: number;
+  states_applied: number;
+  final_pose: Pose;
+  loaded: true;
+}
+
+export interface Verification {
+  ok: boolean;
+  matched: number;
+  mismatches: string[];
+}
+
+export interface DeterministicResult {
+  mode: 'deterministic';
+  source: string;
+  frame_count: number;
+  verification: Verification;
+  loaded: true;
+}
+
+export type ReplayResult = InspectResult | PlaybackResult | DeterministicResult;
+
+/** The trace's source program could not be found (as given, nor next to the trace). */
+export class TraceSourceNotFoundError extends Error {
+  constructor(readonly source: string) {
+    super(`trace source not found: ${source}`);
+    this.name = 'TraceSourceNotFoundError';
+  }
+}
+
+function offsetMs(from: string | number | null | undefined): number {
+  if (from === null || from === undefined || from === '') return 0;
+  return typeof from === 'number' ? from : parseOffset(from);
+}
+
+const defaultLoader: ProgramLoader = (file) => parseProgram(fs.readFileSync(file, 'utf8'), file);
+
+export function inspectTrace(tracePath: string): InspectResult {
+  const trace = readTrace(tracePath);
+  return { source: trace.source, frame_count: trace.frames.length, deterministic: trace.deterministic, loaded: true };
+}
+
+/**
+ * Apply each frame's state (from the offset) to a fresh simulator. `events` lists the frame
+ * events in order for the CLI, which also sleeps between frames; this function never sleeps.
+ */
+export function playbackTrace(tracePath: string, from?: string | number | null): { replay: PlaybackResult; events: TraceFrame[] } {
+  const trace = readTrace(tracePath);
+  const frames = framesFrom(trace.frames, offsetMs(from));
+  const robot = new SimRobot();
+  let statesApplied = 0;
+  for (const frame of frames) {
+    if (frame.state === null) continue;
+    robot.applyState(frame.state);
+    statesApplied += 1;
+  }
+  return {
+    replay: { mode: 'playback', frames_applied: frames.length, states_applied: statesApplied, final_pose: { ...robot.pose }, loaded: true },
+    events: frames,
+  };
+}
+
+/** The trace's source: as given if that is a file, else relative to the trace's directory. */
+export function resolveTraceSource(source: string, tracePath: string): string {
+  if (source !== '' && fs.existsSync(source) && fs.statSync(source).isFile()) return source;
+  const besideTrace = path.resolve(path.dirname(path.resolve(tracePath)), source);
+  if (source !== '' && fs.existsSync(besideTrace) && fs.statSync(besideTrace).isFile()) return besideTrace;
+  throw new TraceSourceNotFoundError(source);
+}
+
+/** Compare expected and actual frames index by index (event names and |Δt| only, §27). */
+export function compareFrames(expected: readonly TraceFrame[], actual: readonly TraceFrame[]): Verification {
+  const matched = Math.min(expected.length, actual.length);
+  const mismatches: string[] = [];
+  for (let i = 0; i < matched; i += 1) {
+    const want = expected[i]!;
+    const got = actual[i]!;
+    if (want.event !== got.event) {
+      mismatches.push(`frame ${i}: expected event ${want.event} at ${want.sim_time_ms}ms, got ${got.event} at ${got.sim_time_ms}ms`);
+    } else if (Math.abs(want.sim_time_ms - got.sim_time_ms) > TIME_TOLERANCE_MS) {
+      mismatches.push(`frame ${i}: ${want.event} expected at ${want.sim_time_ms}ms, got ${got.sim_time_ms}ms`);
+    }
+  }
+  if (expected.length !== actual.length) {
+    mismatches.push(`frame count mismatch: expected ${expected.length}, got ${actual.length}`);
+  }
+  return { ok: mismatches.length === 0, matched, mismatches };
+}
+
+/**
+ * Re-run the trace's source with the simulated clock and recording on (decision tracing on, as
+ * when the trace was recorded) and verify it reproduces the trace from the offset.
+ */
+export function verifyDeterministic(tracePath: string, options: ReplayOptions = {}): DeterministicResult {
+  const trace = readTrace(tracePath);
+  const source = resolveTraceSource(trace.source, tracePath);
+  const program = (options.loadProgram ?? defaultLoader)(source);
+  const outcome = runProgram(program, {
+    maxLoopIterations: options.maxLoopIterations ?? DEFAULT_MAX_LOOP_ITERATIONS,
+    decisionTrace: true,
+    env: options.env ?? process.env,
+  });
+  const offset = offsetMs(options.from);
+  const expected = framesFrom(trace.frames, offset);
+  const actual = framesFrom(outcome.frames, offset);
+  return { mode: 'deterministic', source, frame_count: expected.length, verification: compareFrames(expected, actual), loaded: true };
+}
+
+/** §17 dispatch: playback (checked first), deterministic, else inspect. */
+export function replayTrace(tracePath: string, options: ReplayOptions = {}): ReplayResult {
+  if (options.playback) return playbackTrace(tracePath, options.from).replay;
+  if (options.deterministic) return verifyDeterministic(tracePath, options);
+  return inspectTrace(tracePath);
+}

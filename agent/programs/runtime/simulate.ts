@@ -1,0 +1,92 @@
+/**
+ * Program simulation (§16): a dry run counts robots; an executed run type-checks and interprets
+ * the program against the simulated robot and, with `recordTrace`, saves the trace next to the
+ * program (`<file without .sd>.trace`) or at `traceOut`.
+ */
+import type { Program } from '../language/ast.js';
+import { decisionTraceFromEnv } from './decision-trees.js';
+import { DEFAULT_MAX_LOOP_ITERATIONS, runProgram, type RunOutcome } from './interpreter.js';
+import { writeTrace } from './trace-file.js';
+
+export interface SimulateOptions {
+  /** The program's path: trace source and default trace location. */
+  file: string;
+  execute?: boolean;
+  decisionTrace?: boolean;
+  recordTrace?: boolean;
+  maxLoopIterations?: number;
+  /** Where to save the trace instead of next to the program. */
+  traceOut?: string | null;
+  /** Environment for SVC_DECISION_TRACE / SVC_DECISION_POLICY_SIGNING_KEY (default process.env). */
+  env?: Record<string, string | undefined>;
+}
+
+export interface DryRunSimulation {
+  robot_count: number;
+  dry_run: true;
+  status: 'planned';
+}
+
+export interface ExecutedSimulation {
+  dry_run: false;
+  status: 'completed';
+  event_count: number;
+  log_count: number;
+  has_trace: boolean;
+  trace_path: string | null;
+  decision_trace: boolean;
+  result: {
+    state: RunOutcome['state'];
+    events: string[];
+    logs: string[];
+    metrics: Record<string, unknown>;
+    mission_trace: Record<string, unknown> | null;
+    twin_replay: Record<string, unknown> | null;
+  };
+}
+
+export type SimulationBody = DryRunSimulation | ExecutedSimulation;
+
+/** `<file without .sd>.trace` (a file without the extension gets `.trace` appended). */
+export function defaultTracePath(file: string): string {
+  return file.endsWith('.sd') ? `${file.slice(0, -3)}.trace` : `${file}.trace`;
+}
+
+/**
+ * Simulate a parsed program. Throws `ProgramRuntimeError` for type, runtime and contract faults.
+ * Decision tracing is on with `decisionTrace` or `recordTrace` (scoped to this run), else when
+ * SVC_DECISION_TRACE asks for it.
+ */
+export function simulateProgram(program: Program, options: SimulateOptions): SimulationBody {
+  if (!options.execute) return { robot_count: program.robots.length, dry_run: true, status: 'planned' };
+  const env = options.env ?? process.env;
+  const recordTrace = options.recordTrace ?? false;
+  const decisionTrace = Boolean(options.decisionTrace) || recordTrace || decisionTraceFromEnv(env);
+  const outcome = runProgram(program, {
+    maxLoopIterations: options.maxLoopIterations ?? DEFAULT_MAX_LOOP_ITERATIONS,
+    decisionTrace,
+    env,
+  });
+  let tracePath: string | null = null;
+  if (recordTrace) {
+    tracePath = options.traceOut ?? defaultTracePath(options.file);
+    writeTrace(tracePath, { version: 2, source: options.file, deterministic: true, frames: outcome.frames });
+  }
+  return {
+    dry_run: false,
+    status: 'completed',
+    event_count: outcome.events.length,
+    log_count: outcome.logs.length,
+    has_trace: tracePath !== null,
+    trace_path: tracePath,
+    decision_trace: decisionTrace,
+    result: {
+      state: outcome.state,
+      events: outcome.events,
+      logs: outcome.logs,
+      metrics: outcome.metrics,
+      mission_trace: outcome.missionTrace,
+      twin_replay: outcome.twinReplay,
+    },
+  };
+}
