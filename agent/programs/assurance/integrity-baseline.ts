@@ -111,9 +111,19 @@ export interface TamperCheckOptions {
   record?: boolean;
 }
 
+function fileHashOf(file: string): string | null {
+  try {
+    return sha256(fs.readFileSync(file));
+  } catch {
+    return null;
+  }
+}
+
 export function checkProgramIntegrity(program: Program, options: TamperCheckOptions): TamperCheck {
-  const fileHash = sha256(fs.readFileSync(options.file));
   const artifacts = integrityArtifacts(program);
+  // A program that is not (or no longer) on disk cannot be compared with anything: Unknown.
+  const hashed = fileHashOf(options.file);
+  const fileHash = hashed ?? '';
   const unknown = (): TamperCheck => ({
     status: 'Unknown',
     passed: true,
@@ -122,7 +132,7 @@ export function checkProgramIntegrity(program: Program, options: TamperCheckOpti
     baseline_recorded: false,
     artifacts: artifacts.map((a) => ({ ...a, status: 'Unknown' })),
   });
-  if (!options.stateDir) return unknown();
+  if (!options.stateDir || hashed === null) return unknown();
 
   const store = path.join(options.stateDir, BASELINE_FILE);
   const key = baselineKey(options.file, options.projectRoot ?? null);

@@ -43,13 +43,13 @@ export interface TrustOptions {
  * signed hardware-attestation packages highest, maintained positioning/fusion packages next).
  * Any import spelled `svc-…`/`svc_…`/`svc.…` is a registry package we hold no record for.
  */
-const PACKAGE_TRUST: Readonly<Record<string, number>> = {
+export const PACKAGE_TRUST: Readonly<Record<string, number>> = {
   'svc-trust-jetson': 95,
   'svc-trust-pi': 95,
   'svc-positioning-gps': 85,
   'svc-fusion-sensor': 80,
 };
-const UNRATED_PACKAGE_TRUST = 60;
+export const UNRATED_PACKAGE_TRUST = 60;
 const NO_PACKAGE_TRUST = 70;
 
 /** `positioning.gps` → `svc-positioning-gps`; null when the import is not a registry package. */
