@@ -59,7 +59,8 @@ function parseComparison(c: TokenCursor, o: ExprOptions): Expr {
 
 function parseAdditive(c: TokenCursor, o: ExprOptions): Expr {
   let left = parseMultiplicative(c, o);
-  while (c.tok.type === 'punct' && (c.tok.lexeme === '+' || c.tok.lexeme === '-')) {
+  // `x += 1` lexes as `+` `=`: the statement parser reads it as a compound assignment.
+  while (c.tok.type === 'punct' && (c.tok.lexeme === '+' || c.tok.lexeme === '-') && !c.is('=', 1)) {
     const op = c.next().lexeme as BinaryOp;
     left = binary(op, left, parseMultiplicative(c, o));
   }
@@ -68,7 +69,7 @@ function parseAdditive(c: TokenCursor, o: ExprOptions): Expr {
 
 function parseMultiplicative(c: TokenCursor, o: ExprOptions): Expr {
   let left = parseUnary(c, o);
-  while (c.tok.type === 'punct' && (c.tok.lexeme === '*' || c.tok.lexeme === '/' || c.tok.lexeme === '%')) {
+  while (c.tok.type === 'punct' && (c.tok.lexeme === '*' || c.tok.lexeme === '/' || c.tok.lexeme === '%') && !c.is('=', 1)) {
     const op = c.next().lexeme as BinaryOp;
     left = binary(op, left, parseUnary(c, o));
   }

@@ -198,11 +198,14 @@ export function tokenize(source: string, file: string): Token[] {
     }
 
     // Operators and punctuation
-    const two = source.slice(pos, pos + 2);
-    if (TWO_CHAR_PUNCT.has(two)) {
-      push('punct', two, two, null, start);
-      pos += 2;
-      continue;
+    if (source.charCodeAt(pos + 1) === 61 || source.charCodeAt(pos + 1) === 62) {
+      // Only `=` and `>` end a two-character operator; slice just for those candidates.
+      const two = source.slice(pos, pos + 2);
+      if (TWO_CHAR_PUNCT.has(two)) {
+        push('punct', two, two, null, start);
+        pos += 2;
+        continue;
+      }
     }
     const one = source[pos]!;
     if (ONE_CHAR_PUNCT.has(one)) {

@@ -9,7 +9,7 @@ import { parseDotted, parseExpr, parseType, readQuantity } from './expressions.j
 import type { TokenCursor } from './token-cursor.js';
 import { describe } from './token-cursor.js';
 import { joinTokens } from './token-join.js';
-import { opaqueStatement, strictOrTolerant } from './tolerant.js';
+import { opaqueStatement, scanDeclarationEnd, strictOrTolerant } from './tolerant.js';
 
 /** `{ stmt* }` */
 export function parseBlock(c: TokenCursor, context = 'to open the block'): Stmt[] {
@@ -24,7 +24,31 @@ export function parseBlock(c: TokenCursor, context = 'to open the block'): Stmt[
   return body;
 }
 
+/** Words that start a strict statement, and the identifiers that may legally follow a leading name. */
+const STATEMENT_WORDS = new Set(['let', 'const', 'var', 'if', 'loop', 'while', 'publish', 'enter', 'emergency_stop', 'return', 'match', 'run_pipeline', 'await']);
+
+/**
+ * `reduce_speed 0.4 m/s;`, `spawn worker();`, `for x in xs { … }`: a name followed directly by a
+ * name, number, string or block is never an expression statement. Going straight to the tolerant
+ * layer skips a doomed strict attempt (and its error) for these frequent policy-style actions.
+ */
+function isPlainWordSequence(c: TokenCursor): boolean {
+  const first = c.tok;
+  if (first.type !== 'ident' || STATEMENT_WORDS.has(first.lexeme)) return false;
+  const second = c.peek(1);
+  if (second.type === 'ident') return second.lexeme !== 'matches';
+  return second.type === 'number' || second.type === 'unit_number' || second.type === 'string' || second.type === 'regex' || (second.type === 'punct' && second.lexeme === '{' && !(c.isIdent(2) && c.is(':', 3)));
+}
+
 export function parseStatement(c: TokenCursor, inMatchArm = false): Stmt {
+  if (isPlainWordSequence(c)) {
+    const start = c.pos;
+    const end = scanDeclarationEnd(c, start, true);
+    if (end !== null) {
+      c.pos = end;
+      return opaqueStatement(c, start, end);
+    }
+  }
   return strictOrTolerant(
     c,
     () => strictStatement(c, inMatchArm),

@@ -141,7 +141,15 @@ export class TokenCursor {
   }
 
   fail(detail: string, token: Token = this.tok): never {
-    throw new ProgramSyntaxError('parse', this.file, token.line, token.column, this.lineText(token.line), detail);
+    // The tolerant layer backtracks on these errors, so they must be cheap: no stack trace (the
+    // message already points at the source; a JavaScript stack would only show parser internals).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      throw new ProgramSyntaxError('parse', this.file, token.line, token.column, this.lineText(token.line), detail);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
   }
 
   /**

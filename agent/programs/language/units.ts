@@ -175,7 +175,7 @@ export const IDENTIFIER_UNITS: ReadonlySet<string> = new Set(Object.keys(NON_LEX
 
 /** `µ` may be typed as MICRO SIGN (U+00B5) or GREEK SMALL LETTER MU (U+03BC); both mean micro. */
 export function normaliseUnit(unit: string): string {
-  return unit.replace(/\u03bc/g, '\u00b5');
+  return unit.includes('\u03bc') ? unit.replace(/\u03bc/g, '\u00b5') : unit;
 }
 
 export function isLexerUnit(unit: string): boolean {
