@@ -159,7 +159,7 @@ function evidence(program: Program): string[] {
   return [
     ...program.recoveryPolicies.map((p) => `recovery_policy ${p.name}: ${p.triggers.length} trigger(s)`),
     ...program.mitigations.map((m) => `mitigation ${m.name}: ${m.rules.length} rule(s)`),
-    ...program.robots.flatMap((r) => r.triggers.filter((t) => t.kind === 'recover').map((t) => `robot ${r.name}: recover from ${t.kind === 'recover' ? t.failure : ''}`)),
+    ...program.robots.flatMap((r) => r.triggers.flatMap((t) => (t.kind === 'recover' ? [`robot ${r.name}: recover from ${t.failure}`] : []))),
   ];
 }
 
