@@ -174,16 +174,20 @@ function missionScore(analyses: RobotCapabilityAnalysis[]): number {
 // Word tests used by the issue rules (§9.5). "LTE" must not sit between letters, so names such
 // as "filter" or "alternate" do not count as connectivity mentions while "lte_modem" does.
 
+const BATTERY = /battery/i;
+const LTE_OR_SIGNAL = /(^|[^a-z])lte([^a-z]|$)|signal/i;
+const CONNECTIVITY = /connectivity/i;
+
 export function mentionsBattery(message: string): boolean {
-  return message.toLowerCase().includes('battery');
+  return BATTERY.test(message);
 }
 
 function mentionsLteOrSignal(message: string): boolean {
-  return /(^|[^a-z])lte([^a-z]|$)/i.test(message) || message.toLowerCase().includes('signal');
+  return LTE_OR_SIGNAL.test(message);
 }
 
 function mentionsConnectivity(message: string): boolean {
-  return mentionsLteOrSignal(message) || message.toLowerCase().includes('connectivity');
+  return LTE_OR_SIGNAL.test(message) || CONNECTIVITY.test(message);
 }
 
 // ---------------------------------------------------------------------------

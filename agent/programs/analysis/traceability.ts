@@ -57,6 +57,7 @@ export function traceabilityReport(
     const robot = a.robot;
     const listed = listedComponents(robot, profiles);
     const devices = devicesByRobot.get(robot.name.toLowerCase()) ?? [];
+    const stopIf = stopIfRules(robot);
     for (const sensor of robot.sensors) {
       hardwareRows.push({
         hardware_component: sensor.type,
@@ -65,7 +66,7 @@ export function traceabilityReport(
         capability: capabilitiesUsing(a, sensor.type),
         provider: providerFor(devices, robot.name, sensor.name, sensor.type),
         verified: listed.sensors.has(sensor.type),
-        safety_rule: sensorSafetyRules(robot, sensor.name),
+        safety_rule: sensorSafetyRules(stopIf, sensor.name),
         notes: listingNote(robot, listed.sensors.has(sensor.type)),
       });
     }
@@ -180,12 +181,21 @@ function providerFor(devices: readonly ConfiguredDevice[], robot: string, member
   return byType?.provider ?? '';
 }
 
+/** A robot's `stop_if` rules with the identifiers each mentions (built once per robot). */
+function stopIfRules(robot: RobotDecl): Array<{ words: Set<string>; text: string }> {
+  const out: Array<{ words: Set<string>; text: string }> = [];
+  for (const rule of robot.safety) {
+    if (rule.kind !== 'stop_if') continue;
+    out.push({ words: new Set(rule.text.split(/[^A-Za-z0-9_]+/)), text: renderSafetyRule(rule) });
+  }
+  return out;
+}
+
 /** `stop_if` rules that mention the sensor by name. */
-function sensorSafetyRules(robot: RobotDecl, sensor: string): string {
-  const word = new RegExp(`(^|[^A-Za-z0-9_])${escapeRegExp(sensor)}([^A-Za-z0-9_]|$)`);
-  return robot.safety
-    .filter((r) => r.kind === 'stop_if' && word.test(r.text))
-    .map(renderSafetyRule)
+function sensorSafetyRules(rules: Array<{ words: Set<string>; text: string }>, sensor: string): string {
+  return rules
+    .filter((r) => r.words.has(sensor))
+    .map((r) => r.text)
     .join('; ');
 }
 
@@ -200,8 +210,4 @@ function motionLimits(robot: RobotDecl): string {
 function primarySafetyRule(robot: RobotDecl): string {
   const rule = robot.safety.find((r) => r.kind === 'stop_if') ?? robot.safety[0];
   return rule === undefined ? '' : renderSafetyRule(rule);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
