@@ -537,6 +537,10 @@ export class Interpreter implements ExpressionHost {
       if (model) return new ModelRef(model);
       const behavior = robot.decl.behaviors.find((b) => b.name === name);
       if (behavior) return new CallableRef(name, (args) => this.callBehavior(behavior, args));
+      // Decision-tree signals name sensors by kind (`lidar.nearest_distance`, `gps.fix_quality`)
+      // whatever the robot called them; program code never gets here (the type check rejects it).
+      const byType = robot.decl.sensors.find((s) => sensorKind(s.type) === name.toLowerCase());
+      if (byType) return new SensorRef(byType);
     }
     const builtin = BUILTINS[name];
     if (builtin) {
@@ -712,6 +716,12 @@ function bindParams(names: string[], args: ArgValue[], env: Environment): void {
     const named = args.find((a) => a.name === name);
     env.define(name, named ? named.value : (positional[index]?.value ?? null));
   });
+}
+
+/** `gps` for GPS and GNSS receivers, else the lower-cased type (`lidar`, `imu`, `camera`). */
+function sensorKind(type: string): string {
+  const lower = type.toLowerCase();
+  return lower === 'gnss' ? 'gps' : lower;
 }
 
 export function topicChannel(topic: TopicDecl): string {

@@ -9,17 +9,26 @@ import type { Program } from '../language/ast.js';
 import { parseProgram } from '../language/index.js';
 import { DEFAULT_MAX_LOOP_ITERATIONS, runProgram } from './interpreter.js';
 import { SimRobot, type Pose } from './sim-robot.js';
-import { framesFrom, parseOffset, readTrace, type TraceFrame } from './trace-file.js';
+import { framesFrom, parseOffset, readTrace, type TraceFile, type TraceFrame } from './trace-file.js';
 
 /** Time tolerance of a deterministic comparison, in milliseconds. */
 export const TIME_TOLERANCE_MS = 0.001;
 
 export type ProgramLoader = (file: string) => Program;
 
+export type ReplayMode = 'inspect' | 'playback' | 'deterministic';
+
 export interface ReplayOptions {
+  /** Explicit mode; otherwise `playback` (checked first) and `deterministic` pick it. */
+  mode?: ReplayMode;
   deterministic?: boolean;
   /** Checked before `deterministic`. */
   playback?: boolean;
+  /**
+   * Path of the trace when an already-read `TraceFile` is passed: a relative `source` is looked
+   * up beside it. Without it, a relative source is resolved against the working directory only.
+   */
+  traceFile?: string;
   /** `--from`: milliseconds or `T+mm:ss` / `T+hh:mm:ss`. */
   from?: string | number | null;
   /** Parses the trace's source program (default: read the file and `parseProgram`). */
@@ -74,8 +83,14 @@ function offsetMs(from: string | number | null | undefined): number {
 
 const defaultLoader: ProgramLoader = (file) => parseProgram(fs.readFileSync(file, 'utf8'), file);
 
-export function inspectTrace(tracePath: string): InspectResult {
-  const trace = readTrace(tracePath);
+/** A trace given by path or already read, with the path its relative source is resolved from. */
+function loadTrace(input: string | TraceFile, traceFile?: string): { trace: TraceFile; tracePath: string | null } {
+  if (typeof input === 'string') return { trace: readTrace(input), tracePath: input };
+  return { trace: input, tracePath: traceFile ?? null };
+}
+
+export function inspectTrace(input: string | TraceFile): InspectResult {
+  const { trace } = loadTrace(input);
   return { source: trace.source, frame_count: trace.frames.length, deterministic: trace.deterministic, loaded: true };
 }
 
@@ -83,8 +98,8 @@ export function inspectTrace(tracePath: string): InspectResult {
  * Apply each frame's state (from the offset) to a fresh simulator. `events` lists the frame
  * events in order for the CLI, which also sleeps between frames; this function never sleeps.
  */
-export function playbackTrace(tracePath: string, from?: string | number | null): { replay: PlaybackResult; events: TraceFrame[] } {
-  const trace = readTrace(tracePath);
+export function playbackTrace(input: string | TraceFile, from?: string | number | null): { replay: PlaybackResult; events: TraceFrame[] } {
+  const { trace } = loadTrace(input);
   const frames = framesFrom(trace.frames, offsetMs(from));
   const robot = new SimRobot();
   let statesApplied = 0;
@@ -100,10 +115,13 @@ export function playbackTrace(tracePath: string, from?: string | number | null):
 }
 
 /** The trace's source: as given if that is a file, else relative to the trace's directory. */
-export function resolveTraceSource(source: string, tracePath: string): string {
-  if (source !== '' && fs.existsSync(source) && fs.statSync(source).isFile()) return source;
-  const besideTrace = path.resolve(path.dirname(path.resolve(tracePath)), source);
-  if (source !== '' && fs.existsSync(besideTrace) && fs.statSync(besideTrace).isFile()) return besideTrace;
+export function resolveTraceSource(source: string, tracePath: string | null): string {
+  const isFile = (candidate: string): boolean => fs.existsSync(candidate) && fs.statSync(candidate).isFile();
+  if (source !== '' && isFile(source)) return source;
+  if (source !== '' && tracePath !== null) {
+    const besideTrace = path.resolve(path.dirname(path.resolve(tracePath)), source);
+    if (isFile(besideTrace)) return besideTrace;
+  }
   throw new TraceSourceNotFoundError(source);
 }
 
@@ -130,8 +148,8 @@ export function compareFrames(expected: readonly TraceFrame[], actual: readonly 
  * Re-run the trace's source with the simulated clock and recording on (decision tracing on, as
  * when the trace was recorded) and verify it reproduces the trace from the offset.
  */
-export function verifyDeterministic(tracePath: string, options: ReplayOptions = {}): DeterministicResult {
-  const trace = readTrace(tracePath);
+export function verifyDeterministic(input: string | TraceFile, options: ReplayOptions = {}): DeterministicResult {
+  const { trace, tracePath } = loadTrace(input, options.traceFile);
   const source = resolveTraceSource(trace.source, tracePath);
   const program = (options.loadProgram ?? defaultLoader)(source);
   const outcome = runProgram(program, {
@@ -146,8 +164,9 @@ export function verifyDeterministic(tracePath: string, options: ReplayOptions = 
 }
 
 /** §17 dispatch: playback (checked first), deterministic, else inspect. */
-export function replayTrace(tracePath: string, options: ReplayOptions = {}): ReplayResult {
-  if (options.playback) return playbackTrace(tracePath, options.from).replay;
-  if (options.deterministic) return verifyDeterministic(tracePath, options);
-  return inspectTrace(tracePath);
+export function replayTrace(input: string | TraceFile, options: ReplayOptions = {}): ReplayResult {
+  const mode: ReplayMode = options.mode ?? (options.playback ? 'playback' : options.deterministic ? 'deterministic' : 'inspect');
+  if (mode === 'playback') return playbackTrace(input, options.from).replay;
+  if (mode === 'deterministic') return verifyDeterministic(input, options);
+  return inspectTrace(input);
 }

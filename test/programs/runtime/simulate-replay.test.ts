@@ -215,3 +215,44 @@ describe('replay', () => {
     expect(compareFrames([], [frame('a', 1)])).toEqual({ ok: false, matched: 0, mismatches: ['frame count mismatch: expected 0, got 1'] });
   });
 });
+
+describe('decision trees under the scheduler', () => {
+  const BUMPER = `
+robot Bumper {
+    sensor front_lidar: Lidar on "/dev/ttyUSB0";
+    sensor imu: IMU on "/dev/ttyUSB1";
+    actuator wheels: DifferentialDrive;
+    topic trolley_count: TrolleyCount publish on "/carpark/bumper/count";
+    safety { max_speed = 0.8 m/s; stop_if front_lidar.read().nearest_distance < 0.25 m; }
+    task cruise high every 100ms deadline 30ms { wheels.drive(linear: 0.5 m/s, angular: 0.0 rad/s); }
+    task count_trolleys low every 500ms { publish trolley_count with imu.read().yaw; }
+}
+decision_tree ShopperReflex reflex { version = "1.0.0"; when lidar.nearest_distance < 0.97 m { stop_drive; flash_beacon; } }
+decision_tree TrolleyLineLocal local {
+    when lidar.nearest_distance < 1.27 m { slow_to 0.2 m/s; }
+    when gps.fix_quality == 0 { hold_position; }
+}
+decision_tree CarParkGroup group { when lidar.nearest_distance < 1.47 m { announce_presence; } }
+`;
+
+  it('fires group, local and reflex trees in turn as the obstacle nears, once each', () => {
+    const dir = tmpDir();
+    const file = writeProgram(dir, 'bumper.sd', BUMPER);
+    const sim = simulateFile(file, { decisionTrace: true });
+    expect(sim.result.metrics['scheduler']).toEqual({ multiplexed_tasks: 2, scheduler_ticks: 20, base_tick_ms: 100, emergency_stops: 0 });
+    const tracePath = path.join(dir, 'bumper.trace');
+    simulateFile(file, { recordTrace: true });
+    const decisions = readTrace(tracePath).frames.filter((f) => f.event === 'decision_tree_eval');
+    // x after tick k is 0.05·(k−1); obstacle 1's surface is 1.7 − x away.
+    expect(decisions.map((f) => [f.sim_time_ms, (f.payload as { layer: string }).layer, (f.payload as { decision: string }).decision])).toEqual([
+      [600, 'group_fleet', 'announce_presence'],
+      [1000, 'local_entity', 'slow_to 0.2m/s'],
+      [1600, 'reflex', 'stop_drive'],
+    ]);
+    expect((decisions[0]!.payload as { authority_scope: string }).authority_scope).toBe('fleet');
+    expect(replayTrace(readTrace(tracePath), { mode: 'deterministic', traceFile: tracePath, env: {} })).toMatchObject({
+      mode: 'deterministic',
+      verification: { ok: true, mismatches: [] },
+    });
+  });
+});
