@@ -559,6 +559,7 @@ export class Interpreter implements ExpressionHost {
       if (named || d.peers.includes(name) || d.buses.includes(name)) return name;
     }
     if (this.program.robots.some((r) => r.name === name)) return name;
+    if (this.program.operatingModes.some((m) => m.name === name) || this.program.killSwitches.some((k) => k.name === name)) return name;
     if (this.program.generic.some((g) => g.name === name) || ['Distance', 'Angle', 'Path', 'mission'].includes(name)) return new TypeRef(name);
     if (this.program.imports.some((imp) => imp.split('.').includes(name))) return new TypeRef(name);
     throw new ProgramRuntimeError('runtime', `undefined identifier '${name}'`, loc);

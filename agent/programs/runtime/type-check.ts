@@ -36,8 +36,21 @@ export function robotScopeNames(program: Program, robot: RobotDecl): Set<string>
   robot.peers.forEach(add);
   robot.buses.forEach(add);
   robot.generic.forEach((g) => add(g.name));
+  robot.killSwitches.forEach((k) => add(k.name));
+  robot.healthChecks.forEach((h) => add(h.name));
+  robot.missions.forEach((m) => add(m.name));
   add(robot.name);
   program.robots.forEach((r) => add(r.name));
+  // Named top-level declarations may be referred to as plain names (never evaluated as values).
+  for (const list of [
+    program.killSwitches, program.healthChecks, program.healthPolicies, program.recoveryPolicies,
+    program.continuityPolicies, program.mitigations, program.decisionTrees, program.offlinePolicies,
+    program.missionPlans, program.operatingModes, program.assuranceCases, program.knowledgeModels,
+    program.stateEstimators, program.anomalyDetectors, program.prognostics, program.resiliencePolicies,
+    program.safetyZones, program.hardware,
+  ] as { name: string | null }[][]) {
+    list.forEach((decl) => add(decl.name));
+  }
   program.functions.forEach((f) => add(f.name));
   program.generic.forEach((g) => add(g.name));
   program.fleets.forEach((f) => add(f.name));

@@ -281,3 +281,83 @@ describe('decision trees', () => {
     expect(runProgram(prog, { env: { SVC_DECISION_TRACE: 'off' } }).frames.some((f) => f.event === 'decision_tree_eval')).toBe(false);
   });
 });
+
+describe('robots, triggers and watchdogs', () => {
+  it('keeps only the last robot\'s frames in the trace but every robot\'s events', () => {
+    const prog = program([
+      robot('First', { behaviors: [behavior('go', [stmt.loop(100, 'ms', [stmt.publish('status')])])] }),
+      robot('Second', { missions: [{ name: 'Tidy', durationHours: null, requiredCapabilities: [], approvals: [], steps: ['sweep'], loc: at }], behaviors: [behavior('go', [drive(0.3), stmt.publish('status')])] }),
+    ]);
+    const out = runProgram(prog, noEnv);
+    expect(out.frames).toHaveLength(1);
+    expect(out.frames[0]).toMatchObject({ sim_time_ms: 0, event: 'topic_publish' });
+    expect(out.events.filter((e) => e.startsWith('publish'))).toHaveLength(21);
+    expect(out.events[20]).toBe('drive(0.30 m/s, 0.00 rad/s)');
+    expect(out.state.velocity.linear).toBe(0.3);
+    expect(out.missionTrace).toEqual({
+      mission: 'Tidy',
+      robots: ['First', 'Second'],
+      steps: ['sweep'],
+      status: 'completed',
+      events: [
+        { sim_time_ms: 0, robot: 'First', event: 'mission_started' },
+        { sim_time_ms: 0, robot: 'Second', event: 'mission_started' },
+        { sim_time_ms: 0, robot: 'Second', event: 'mission_completed' },
+      ],
+    });
+    expect((out.metrics['execution'] as Record<string, number>)['robots']).toBe(2);
+  });
+
+  it('runs on-emergency_stop handlers when the stop latches', () => {
+    const prog = program([
+      robot('Rover', {
+        triggers: [{ kind: 'on', event: 'emergency_stop', body: [stmt.publish('status')], loc: at }],
+        behaviors: [behavior('go', [stmt.estop(), stmt.estop()])],
+      }),
+    ]);
+    const out = runProgram(prog, noEnv);
+    expect(out.events).toEqual(['emergency_stop()', 'publish(/rover/status, Status)']);
+    expect(out.metrics['triggers']).toEqual({ 'on:emergency_stop': { fired: 1 } });
+  });
+
+  it('fires when-triggers on the rising edge only', () => {
+    const prog = program([
+      robot('Rover', {
+        triggers: [
+          { kind: 'every', interval: { value: 100, unit: 'ms', text: '100ms' }, body: [drive(1)], loc: at },
+          { kind: 'when', condition: bin('<', reading('lidar', 'nearest_distance'), num(0.95, 'm')), body: [stmt.publish('status')], loc: at },
+        ],
+      }),
+    ]);
+    const out = runProgram(prog, noEnv);
+    // x at tick k is 0.1·(k−1): obstacle 1's surface is 0.9 m away at tick 9 and nearer after.
+    expect(out.frames.filter((f) => f.event === 'topic_publish').map((f) => f.sim_time_ms)).toEqual([900]);
+    expect(out.metrics['triggers']).toEqual({
+      'every:100ms': { fired: 20 },
+      'when:lidar.read().nearest_distance < 0.95m': { fired: 1 },
+    });
+  });
+
+  it('times out a watchdog that no task feeds, runs its body and recovery handlers', () => {
+    const never = { kind: 'bool' as const, value: false, loc: at };
+    const prog = program([
+      robot('Rover', {
+        modes: [{ name: 'degraded', body: [], loc: at }],
+        tasks: [task('a', 100, [drive(1)], { requires: never }), task('b', 200, [drive(1)], { requires: never })],
+        watchdogs: [{ name: 'feed', timeout: { value: 250, unit: 'ms', text: '250ms' }, body: [stmt.enter('degraded')], loc: at }],
+        triggers: [{ kind: 'recover', failure: 'feed', body: [stmt.publish('status')], loc: at }],
+      }),
+    ]);
+    const out = runProgram(prog, noEnv);
+    const times = [300, 600, 900, 1200, 1500, 1800];
+    expect(out.frames.filter((f) => f.event === 'watchdog_timeout').map((f) => f.sim_time_ms)).toEqual(times);
+    expect(out.frames.filter((f) => f.event === 'watchdog_timeout')[0]!.payload).toEqual({ watchdog: 'feed', timeout_ms: 250 });
+    expect(out.frames.filter((f) => f.event === 'mode_enter').map((f) => f.sim_time_ms)).toEqual(times);
+    expect(out.frames.filter((f) => f.event === 'topic_publish')).toHaveLength(6);
+    expect(out.activeMode).toBe('degraded');
+    expect(out.metrics['watchdogs']).toEqual({ feed: { timeout_ms: 250, timeouts: 6 } });
+    const tasks = out.metrics['tasks'] as Record<string, { runs: number; skipped: number }>;
+    expect([tasks['a']!.runs, tasks['a']!.skipped, tasks['b']!.runs, tasks['b']!.skipped]).toEqual([0, 20, 0, 10]);
+    expect(out.events.some((e) => e.startsWith('drive'))).toBe(false);
+  });
+});
