@@ -183,13 +183,16 @@ export function parseCondition(text: string, loc: Loc = { line: 0, column: 0 }):
   return expr;
 }
 
-/** Dotted signal names read by a condition (`lidar.nearest_distance`), in order of appearance. */
+/**
+ * Signals read by a condition, in order of appearance: maximal member chains rooted at a name
+ * (`lidar.nearest_distance`, `lidar.read().nearest_distance`), written without spaces.
+ */
 export function conditionSignals(expr: Expr): string[] {
   const names: string[] = [];
   const visit = (node: Expr): void => {
-    const dotted = dottedName(node);
-    if (dotted !== null && dotted.includes('.')) {
-      if (!names.includes(dotted)) names.push(dotted);
+    const chain = chainText(node);
+    if (chain !== null && chain.includes('.')) {
+      if (!names.includes(chain)) names.push(chain);
       return;
     }
     switch (node.kind) {
@@ -218,12 +221,16 @@ export function conditionSignals(expr: Expr): string[] {
   return names;
 }
 
-/** `a.b.c` for a pure member chain of names, else null. */
-export function dottedName(expr: Expr): string | null {
+/** `a.b().c` for a chain of names, members and argument-less calls; else null. */
+export function chainText(expr: Expr): string | null {
   if (expr.kind === 'ident') return expr.name;
   if (expr.kind === 'member') {
-    const base = dottedName(expr.object);
+    const base = chainText(expr.object);
     return base === null ? null : `${base}.${expr.property}`;
+  }
+  if (expr.kind === 'call' && expr.args.length === 0) {
+    const base = chainText(expr.callee);
+    return base === null ? null : `${base}()`;
   }
   return null;
 }

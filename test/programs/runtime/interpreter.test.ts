@@ -198,6 +198,21 @@ describe('errors', () => {
     expect((error as Error).message).toContain("type error: undefined identifier 'wheelz' in behavior go");
   });
 
+  it('rejects a run_pipeline of an undeclared pipeline', () => {
+    const prog = program([robot('Rover', { behaviors: [behavior('go', [{ kind: 'run_pipeline', pipeline: 'vision', loc: at }])] })]);
+    expect(() => runProgram(prog, noEnv)).toThrow("type error: unknown pipeline 'vision' in behavior go");
+  });
+
+  it('logs failing verify rules after the body as warnings', () => {
+    const prog = program([
+      robot('Rover', {
+        verify: [bin('>', reading('lidar', 'nearest_distance'), num(3, 'm')), bin('>', reading('lidar', 'nearest_distance'), num(1, 'm'))],
+        behaviors: [behavior('go', [drive(0.1)])],
+      }),
+    ]);
+    expect(runProgram(prog, noEnv).logs).toEqual(['verify failed: lidar.read().nearest_distance > 3m']);
+  });
+
   it('refuses to execute a raw AI proposal', () => {
     const prog = program([
       robot('Rover', {
