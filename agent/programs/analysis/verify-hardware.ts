@@ -80,12 +80,28 @@ export function runHardwareVerification(program: Program, opts: AnalysisOptions)
 /** Items of one robot across the checked targets (with an unknown-target error when relevant). */
 export function robotHardwareItems(verification: HardwareVerification, robot: string): HardwareItem[] {
   const out: HardwareItem[] = [];
-  for (const r of verification.results) {
-    if (r.robot.name !== robot) continue;
+  for (const r of resultsByRobot(verification).get(robot) ?? []) {
     if (!r.known) out.push(item('target', 'error', `Hardware target '${r.target}' is not a known profile`, null));
     out.push(...r.items);
   }
   return out;
+}
+
+const RESULTS_BY_ROBOT = new WeakMap<HardwareVerification, Map<string, RobotTargetResult[]>>();
+
+/** Results grouped by robot name, built once per verification (missions look robots up one by one). */
+function resultsByRobot(verification: HardwareVerification): Map<string, RobotTargetResult[]> {
+  let index = RESULTS_BY_ROBOT.get(verification);
+  if (index === undefined) {
+    index = new Map();
+    for (const r of verification.results) {
+      const list = index.get(r.robot.name);
+      if (list === undefined) index.set(r.robot.name, [r]);
+      else list.push(r);
+    }
+    RESULTS_BY_ROBOT.set(verification, index);
+  }
+  return index;
 }
 
 /** §13 verify hardware. */
@@ -100,20 +116,18 @@ export function verifyHardware(program: Program, opts: AnalysisOptions): Hardwar
     items.push(item('certification', 'warning', CERTIFICATION_WARNING, firstDeploy.loc));
   }
   const resolution = verification.resolution;
-  const matrix =
-    resolution.kind === 'all'
-      ? {
-          cells: program.robots.flatMap((robot) =>
-            verification.results
-              .filter((r) => r.robot === robot)
-              .map((r) => ({ robot: robot.name, target: r.target, compatible: r.compatible })),
-          ),
-        }
-      : null;
+  const matrix = resolution.kind === 'all' ? { cells: matrixCells(program, verification.results) } : null;
   return {
     compatible: !items.some((i) => i.severity === 'error'),
     target: checkedTargets(resolution)[0] ?? null,
     items,
     matrix,
   };
+}
+
+/** Robot by robot (program order), each robot's targets in check (sorted) order. */
+function matrixCells(program: Program, results: readonly RobotTargetResult[]): HardwareMatrixCell[] {
+  const byRobot = new Map<RobotDecl, HardwareMatrixCell[]>(program.robots.map((robot) => [robot, []]));
+  for (const r of results) byRobot.get(r.robot)?.push({ robot: r.robot.name, target: r.target, compatible: r.compatible });
+  return [...byRobot.values()].flat();
 }
