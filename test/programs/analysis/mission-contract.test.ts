@@ -70,6 +70,15 @@ describe('verify mission (§15)', () => {
     expect(report!.issues).toEqual(['Safety capability requirements not satisfied']);
   });
 
+  it('fails hardware for an unknown target and honours extra simulated faults', () => {
+    const p = program({ robots: [fielded()], hardware: [kit], deploys: [{ robot: 'R', targets: ['Kit'], loc: at() }] });
+    const [unknown] = verifyMission(p, { config: null, target: 'Nowhere' });
+    expect(unknown).toMatchObject({ hardware_satisfied: false, battery_sufficient: true, issues: ['Hardware compatibility check failed'] });
+    // Kit: 10 W × 0.75 h = 7.5 Wh; halving the 100 Wh pack still leaves a wide margin, losing Lidar does not.
+    const [faulty] = verifyMission(p, { config: null, simulateFaults: ['BatteryDegradation', 'LidarFailure'] });
+    expect(faulty).toMatchObject({ hardware_satisfied: false, battery_sufficient: true, issues: ['Hardware compatibility check failed'] });
+  });
+
   it('returns one synthetic report when no robot has a mission', () => {
     const p = program({ robots: [robot('A', { sensors: [sensor('c', 'Camera')], exposes: ['manipulation'] })] });
     expect(verifyMission(p, { config: null })).toEqual([
