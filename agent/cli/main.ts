@@ -10,6 +10,7 @@ import { buildInput, findOperation, runLocal, runRemote } from './operation-comm
 import { apiKeyGenerateCommand } from './api-key-command.js';
 import { serveCommand } from './serve-command.js';
 import { simDeviceCommand } from './sim-device-command.js';
+import { programSpecFor } from '../operations/programs.js';
 
 /** Exit codes: 0 success, 1 the operation was refused or failed, 2 usage, configuration or parse error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -26,12 +27,33 @@ function usage(): string {
     '  svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port]',
     '  svc sim-device (--serial PATH | --slcan PATH | --mqtt URL) --id ID [--type T] [--firmware V] [--rate HZ] [--fault F]',
     '  svc control-center api-key generate [--export]',
+    '  svc check FILE.sd... [--json]                        parse and static checks (exit 2 on a parse error)',
+    '  svc readiness|assure|diagnose|heal|verify|sim|replay|trust|explain FILE [--json] [--config svc.toml] [--target HW]',
+    '      (program commands: exit 0 ready/passed, 1 not, 2 usage or parse error; see docs/programs.md)',
     '  svc <command> [args] [--field value ...] [--body JSON] [--config svc.toml] [--program file.sd] [--url URL]',
     '',
     'Commands (each is the REST operation shown; in-process by default, over REST with --url or SVC_CONTROL_CENTER_URL):',
     ...lines,
     '',
   ].join('\n');
+}
+
+function writeOutcome(outcome: { stdout: string; exitCode: number }): number {
+  process.stdout.write(outcome.stdout);
+  return outcome.exitCode;
+}
+
+/** Program commands speak to a person at a terminal: errors as one readable message, exit 2 for bad input. */
+async function runProgram(run: () => Promise<{ stdout: string; exitCode: number }>): Promise<number> {
+  try {
+    return writeOutcome(await run());
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 400 || err.status === 404)) {
+      process.stderr.write(`svc: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    throw err;
+  }
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
@@ -55,8 +77,18 @@ export async function main(argv: readonly string[]): Promise<number> {
       apiKeyGenerateCommand(options);
       return EXIT.ok;
     }
+    // Program commands load the parser and analyses on demand (see ProgramService).
+    if (words[0] === 'check') {
+      const { checkCommand } = await import('./check-command.js');
+      return await runProgram(async () => checkCommand(words.slice(1), options));
+    }
     const found = findOperation(OPERATIONS, words);
     if (!found) throw new UsageError(`unknown command '${words.join(' ')}' (try 'svc help')`);
+    const programSpec = programSpecFor(found.op);
+    if (programSpec) {
+      const { runProgramCommand } = await import('./program-command.js');
+      return await runProgram(() => runProgramCommand(programSpec, found.rest, options));
+    }
     const input = buildInput(found.op, found.rest, options);
     const url = typeof options.get('url') === 'string' ? (options.get('url') as string) : process.env['SVC_CONTROL_CENTER_URL'];
     const result = url ? await runRemote(found.op, input, url) : await runLocal(found.op, input, options);

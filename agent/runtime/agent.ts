@@ -19,6 +19,7 @@ import { AlertService } from '../observability/alerts.js';
 import { openTraceRing } from '../observability/traces.js';
 import { OPERATIONS } from '../operations/index.js';
 import { loadProjectContext } from '../project/project-context.js';
+import { ProgramService } from '../programs/program-service.js';
 import { ApiKeyStore } from '../security/api-keys.js';
 import { Credentials } from '../security/credentials.js';
 import { OidcService } from '../security/oidc/oidc-service.js';
@@ -120,6 +121,15 @@ export class Agent {
       oidc: await OidcService.open({ stateDir: settings.stateDir, redirectUri: settings.oidc.redirectUri, log }),
       audit: new MutationAudit(settings.stateDir, settings.mutationAuditPath, settings.session.secret, bus, alerts, log),
       rateLimiter: new RateLimiter(settings.rateLimitPerMinute),
+      programs: new ProgramService({
+        projectRoot: project.projectRoot,
+        config: project.config,
+        programPath: project.programPath,
+        stateDir: settings.stateDir,
+        confineToRoot: true,
+        cwd,
+        devices: () => devices.list().map((d) => ({ id: d.id, logical_name: d.logical_name, type: d.device_type })),
+      }),
       operations,
     };
     return new Agent(services, options, log);

@@ -10,6 +10,7 @@ import type { AlertService } from '../observability/alerts.js';
 import type { PersistentRing } from '../observability/persistent-ring.js';
 import type { TraceRecord } from '../observability/traces.js';
 import type { ProjectContext } from '../project/project-context.js';
+import type { ProgramService } from '../programs/program-service.js';
 import type { Credentials } from '../security/credentials.js';
 import type { OidcService } from '../security/oidc/oidc-service.js';
 import type { UserDirectory } from '../security/users.js';
@@ -50,6 +51,8 @@ export interface Services {
   /** OIDC sign-in; what `/v1/auth/config` reports of it. */
   oidc: OidcService;
   rateLimiter: RateLimiter;
+  /** Program analysis, simulation and replay (`/v1/programs/*`, `/v1/trust/program`). */
+  programs: ProgramService;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

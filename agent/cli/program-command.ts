@@ -1,0 +1,101 @@
+import path from 'node:path';
+import { PROGRAM_OPERATION_SPECS, type ProgramOperationSpec } from '../operations/programs.js';
+import { findManifest, resolveProjectConfig } from '../project/resolve-config.js';
+import { ProgramService } from '../programs/program-service.js';
+import type { ProgramWorkspace } from '../programs/program-workspace.js';
+import { UsageError } from './args.js';
+import { presentProgramResult } from './program-text.js';
+
+/** Flags that never take a value: `svc sim --record f.sd` must not read `f.sd` as the flag's value. */
+const BOOLEAN_FLAGS = new Set([
+  'json',
+  'all-targets',
+  'runtime',
+  'inject-health-faults',
+  'traceability',
+  'capabilities',
+  'record',
+  'execute',
+  'deterministic',
+  'playback',
+  'decision-trace',
+  'explain',
+]);
+const VALUE_FLAGS = new Set(['target', 'config', 'from', 'mode', 'file', 'limit', 'trace-out']);
+
+/** CLI flag → request field (program-language §29 spellings). */
+const FLAG_FIELDS: Record<string, string> = {
+  'all-targets': 'all_targets',
+  runtime: 'include_runtime',
+  'inject-health-faults': 'inject_health_faults',
+  record: 'record_trace',
+  'decision-trace': 'decision_trace',
+};
+
+export interface ProgramCliOutcome {
+  stdout: string;
+  exitCode: number;
+}
+
+/**
+ * `svc <program command> FILE [flags]`: builds a workspace from the command line (the `--config`
+ * given, else the first `svc.toml` above the file), runs the same ProgramService method as the
+ * REST route, and prints JSON (`--json`) or the text form of §29. Exit 0 ready/passed, 1 not.
+ */
+export async function runProgramCommand(spec: ProgramOperationSpec, positional: readonly string[], options: Map<string, string | true>, cwd = process.cwd()): Promise<ProgramCliOutcome> {
+  const files = [...positional];
+  const flags = new Map<string, string | true>();
+  for (const [name, value] of options) {
+    if (BOOLEAN_FLAGS.has(name)) {
+      flags.set(name, true);
+      if (typeof value === 'string') files.push(value);
+    } else if (VALUE_FLAGS.has(name)) {
+      if (value === true) throw new UsageError(`--${name} needs a value`);
+      flags.set(name, value);
+    } else {
+      throw new UsageError(`unknown option --${name} for '${spec.cli.join(' ')}'`);
+    }
+  }
+  // `svc verify f.sd --capabilities` / `--traceability` is the capabilities verification (§29).
+  if (spec.id === 'verifyProgramHardware' && (flags.has('capabilities') || flags.has('traceability'))) {
+    spec = PROGRAM_OPERATION_SPECS.find((s) => s.id === 'verifyProgramCapabilities')!;
+  }
+  // `svc explain readiness --file f.sd`, `svc explain decision t.trace`.
+  if (spec.id === 'explainProgram' && files.length > 0 && EXPLAIN_MODES.has(files[0]!) && !flags.has('mode')) {
+    flags.set('mode', files.shift()!);
+  }
+  if (typeof flags.get('file') === 'string') files.unshift(flags.get('file') as string);
+  const needsFile = spec.id !== 'listProgramTraces';
+  if (needsFile && files.length !== 1) {
+    throw new UsageError(`'svc ${spec.cli.join(' ')}' takes one file (got ${files.length ? files.join(' ') : 'none'})`);
+  }
+  const file = files[0] ? path.resolve(cwd, files[0]) : null;
+  const workspace = cliWorkspace(file, flags.get('config') as string | undefined, cwd);
+  const request = toRequest(spec, flags, file);
+  const body = await spec.run(new ProgramService(workspace), request as never);
+  return presentProgramResult(spec.id, body, { json: flags.has('json') });
+}
+
+const EXPLAIN_MODES = new Set(['program', 'readiness', 'verify', 'safety', 'trace', 'decision']);
+
+function toRequest(spec: ProgramOperationSpec, flags: Map<string, string | true>, file: string | null): Record<string, unknown> {
+  const req: Record<string, unknown> = {};
+  if (file) req['file'] = file;
+  for (const [name, value] of flags) {
+    if (name === 'json' || name === 'config' || name === 'file' || name === 'trace-out') continue;
+    const field = FLAG_FIELDS[name] ?? name.replace(/-/g, '_');
+    req[field] = name === 'limit' ? Number(value) : value;
+  }
+  // The CLI's `svc sim` always runs the program (the dry run has no CLI twin, §29).
+  if (spec.id === 'runProgramSimulation') req['execute'] = true;
+  return req;
+}
+
+/** Workspace of a CLI run: the local user's files, resolved against the working directory. */
+export function cliWorkspace(file: string | null, configOption: string | undefined, cwd: string): ProgramWorkspace {
+  const manifest = configOption ? path.resolve(cwd, configOption) : file ? findManifest(path.dirname(file)) : findManifest(cwd);
+  const config = manifest ? resolveProjectConfig(manifest) : null;
+  const projectRoot = config?.projectRoot ?? (file ? path.dirname(file) : cwd);
+  const stateDir = path.resolve(cwd, process.env['SVC_CONTROL_CENTER_STATE_DIR'] ?? '.svc-control-center');
+  return { projectRoot, config, programPath: null, stateDir, confineToRoot: false, cwd };
+}

@@ -1,0 +1,169 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { badRequest } from '../core/errors.js';
+import type { AnalysisOptions } from './analysis/options.js';
+import { evaluateReadiness } from './analysis/readiness.js';
+import { verifyHardware } from './analysis/verify-hardware.js';
+import { verifyCapabilities } from './analysis/capabilities.js';
+import { verifyMission } from './analysis/verify-mission.js';
+import { verifyContract } from './analysis/contract.js';
+import { assureProgram } from './assurance/assure.js';
+import { diagnoseProgram, diagnoseTrace } from './assurance/diagnose.js';
+import { healProgram } from './assurance/heal.js';
+import { programTrust } from './assurance/trust.js';
+import { explain } from './assurance/explain.js';
+import { auditDecisions } from './assurance/audit-decisions.js';
+import { simulateProgram } from './runtime/simulate.js';
+import { replayTrace } from './runtime/replay.js';
+import { listTraces } from './runtime/trace-listing.js';
+import { ProgramRuntimeError } from './runtime/interpreter.js';
+import { isTracePath, loadProgram, loadTrace, resolveRequestFile } from './program-files.js';
+import type { ProgramQuery, ProgramRequest } from './program-request.js';
+import type { ProgramWorkspace } from './program-workspace.js';
+
+const VERSION = 'v1' as const;
+
+/** Recovery knowledge lives in the state directory (program-language §28), never the working directory. */
+export const RECOVERY_KNOWLEDGE_FILE = 'recovery_knowledge.json';
+
+/**
+ * Every program operation (program-language §8–§23) as a function of a workspace and a request,
+ * returning the documented body with `version` and `file`. Loaded on first use through
+ * ProgramService, so an agent that never analyses a program never loads the parser or simulator.
+ */
+export class ProgramEngine {
+  constructor(readonly workspace: ProgramWorkspace) {}
+
+  private options(req: ProgramRequest): AnalysisOptions {
+    return { config: this.workspace.config, target: req.target ?? null, allTargets: req.all_targets === true };
+  }
+
+  private program(req: ProgramRequest) {
+    const file = resolveRequestFile(this.workspace, req.file, 'program');
+    return { file, program: loadProgram(file) };
+  }
+
+  readiness(req: ProgramRequest) {
+    const { file, program } = this.program(req);
+    return { version: VERSION, file, report: evaluateReadiness(program, this.options(req)) };
+  }
+
+  assure(req: ProgramRequest) {
+    const { file, program } = this.program(req);
+    return { version: VERSION, file, report: assureProgram(program, { ...this.options(req), knowledgePath: this.knowledgePath() }) };
+  }
+
+  diagnose(req: ProgramRequest) {
+    const file = resolveRequestFile(this.workspace, req.file, 'file');
+    if (isTracePath(file)) return { version: VERSION, file, report: diagnoseTrace(loadTrace(file)) };
+    return { version: VERSION, file, report: diagnoseProgram(loadProgram(file), this.options(req)) };
+  }
+
+  heal(req: ProgramRequest) {
+    const { file, program } = this.program(req);
+    const devices = this.workspace.devices?.() ?? this.workspace.config?.devices ?? [];
+    return { version: VERSION, file, report: healProgram(program, { ...this.options(req), devices, knowledgePath: this.knowledgePath() }) };
+  }
+
+  verifyHardware(req: ProgramRequest) {
+    const { file, program } = this.program(req);
+    return { version: VERSION, file, report: verifyHardware(program, this.options(req)) };
+  }
+
+  verifyCapabilities(req: ProgramRequest) {
+    const { file, program } = this.program(req);
+    const result = verifyCapabilities(program, { ...this.options(req), traceability: req.traceability === true });
+    return { version: VERSION, file, capabilities: result.capabilities, health: result.health, traceability: result.traceability };
+  }
+
+  verifyMission(req: ProgramRequest) {
+    const { file, program } = this.program(req);
+    return { version: VERSION, file, report: verifyMission(program, this.options(req)) };
+  }
+
+  contractVerify(req: ProgramRequest) {
+    const { file, program } = this.program(req);
+    const { report, passed } = verifyContract(program, this.options(req));
+    return { version: VERSION, file, report, passed };
+  }
+
+  simulate(req: ProgramRequest) {
+    const { file, program } = this.program(req);
+    try {
+      const simulation = simulateProgram(program, {
+        file,
+        execute: req.execute === true,
+        decisionTrace: req.decision_trace === true,
+        recordTrace: req.record_trace === true,
+      });
+      return { version: VERSION, file, simulation };
+    } catch (err) {
+      if (err instanceof ProgramRuntimeError) throw badRequest(err.message);
+      throw err;
+    }
+  }
+
+  replay(req: ProgramRequest) {
+    const file = resolveRequestFile(this.workspace, req.file, 'trace');
+    if (!isTracePath(file)) throw badRequest(`replay needs a .trace file: ${req.file ?? file}`);
+    const trace = loadTrace(file);
+    const mode = req.playback === true ? 'playback' : req.deterministic === true ? 'deterministic' : 'inspect';
+    try {
+      const replay = replayTrace(trace, { traceFile: file, mode, from: req.from, loadProgram: (p: string) => this.loadSourceProgram(p) });
+      return { version: VERSION, file, replay };
+    } catch (err) {
+      if (err instanceof ProgramRuntimeError) throw badRequest(err.message);
+      throw err;
+    }
+  }
+
+  /** A trace's `source` names the program it came from; it must still be inside the project. */
+  private loadSourceProgram(sourcePath: string) {
+    const file = this.workspace.confineToRoot
+      ? resolveRequestFile({ ...this.workspace, cwd: this.workspace.projectRoot }, sourcePath, 'program')
+      : resolveRequestFile(this.workspace, sourcePath, 'program');
+    return loadProgram(file);
+  }
+
+  trust(query: ProgramQuery) {
+    const file = resolveRequestFile(this.workspace, query.file, 'program');
+    const program = loadProgram(file);
+    return {
+      version: VERSION,
+      file,
+      report: programTrust(program, { file, projectRoot: this.workspace.projectRoot, stateDir: this.workspace.stateDir, config: this.workspace.config }),
+    };
+  }
+
+  source(query: ProgramQuery) {
+    const file = resolveRequestFile(this.workspace, query.file, 'program');
+    return { version: VERSION, file, label: path.basename(file), source: fs.readFileSync(file, 'utf8') };
+  }
+
+  explain(req: ProgramRequest) {
+    const file = resolveRequestFile(this.workspace, req.file, 'file');
+    const mode = (req.mode ?? (isTracePath(file) ? 'trace' : 'program')).toLowerCase();
+    const input = isTracePath(file) || mode === 'trace' || mode === 'decision'
+      ? { kind: 'trace' as const, trace: loadTrace(file) }
+      : { kind: 'program' as const, program: loadProgram(file) };
+    const result = explain(input, { ...this.options(req), mode, file, stateDir: this.workspace.stateDir, projectRoot: this.workspace.projectRoot });
+    return { version: VERSION, file, mode: result.mode, report: result.report };
+  }
+
+  auditDecisions(req: ProgramRequest) {
+    const file = resolveRequestFile(this.workspace, req.file, 'trace');
+    const result = auditDecisions(loadTrace(file), { source: file, explain: req.explain === true });
+    return { version: VERSION, file, report: result.report, decision_count: result.decision_count, explanation: result.explanation };
+  }
+
+  traces(query: ProgramQuery) {
+    const ws = this.workspace;
+    const root = ws.config ? ws.projectRoot : ws.programPath ? path.dirname(ws.programPath) : ws.confineToRoot ? ws.projectRoot : ws.cwd;
+    const limit = Math.min(200, Math.max(1, query.limit ?? 50));
+    return { version: VERSION, ...listTraces(root, limit) };
+  }
+
+  private knowledgePath(): string {
+    return path.join(this.workspace.stateDir, RECOVERY_KNOWLEDGE_FILE);
+  }
+}

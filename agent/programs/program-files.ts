@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { badRequest, notFound } from '../core/errors.js';
+import { resolveInsideProject } from '../project/project-paths.js';
+import { parseProgram, ProgramSyntaxError } from './language/index.js';
+import type { Program } from './language/ast.js';
+import { readTrace, type TraceFile } from './runtime/trace-file.js';
+import type { ProgramWorkspace } from './program-workspace.js';
+
+export type FileKind = 'program' | 'trace' | 'file';
+
+/**
+ * The file a request names (program-language §8): `file` when given, else the server's `--program`.
+ * Relative paths join the project root; a path leaving the root is a 400 (brief §5), a missing
+ * file a 404 naming what was missing.
+ */
+export function resolveRequestFile(ws: ProgramWorkspace, requested: string | undefined | null, kind: FileKind = 'program'): string {
+  let resolved: string;
+  if (requested === undefined || requested === null || requested === '') {
+    if (!ws.programPath) throw badRequest('no program file specified (set file in body or --program)');
+    resolved = ws.programPath;
+  } else if (ws.confineToRoot) {
+    resolved = resolveInsideProject(ws.projectRoot, requested);
+  } else {
+    resolved = path.resolve(ws.cwd, requested);
+  }
+  let stat: fs.Stats | null = null;
+  try {
+    stat = fs.statSync(resolved);
+  } catch {
+    stat = null;
+  }
+  if (!stat || !stat.isFile()) throw notFound(`${kind} not found: ${requested || resolved}`);
+  return resolved;
+}
+
+export const isTracePath = (file: string): boolean => file.toLowerCase().endsWith('.trace');
+
+interface CachedProgram {
+  mtimeMs: number;
+  size: number;
+  program: Program;
+}
+
+/** Parsed programs keyed by path; re-parsed when the file changes (size or mtime). */
+const parsed = new Map<string, CachedProgram>();
+const MAX_CACHED = 64;
+
+/** Reads and parses a `.sd` file; lexer and parser failures become the 400s of §8. */
+export function loadProgram(file: string): Program {
+  const stat = fs.statSync(file);
+  const hit = parsed.get(file);
+  if (hit && hit.mtimeMs === stat.mtimeMs && hit.size === stat.size) return hit.program;
+  const source = fs.readFileSync(file, 'utf8');
+  const program = parseSource(source, file);
+  if (parsed.size >= MAX_CACHED) parsed.delete(parsed.keys().next().value!);
+  parsed.set(file, { mtimeMs: stat.mtimeMs, size: stat.size, program });
+  return program;
+}
+
+export function parseSource(source: string, file: string): Program {
+  try {
+    return parseProgram(source, file);
+  } catch (err) {
+    if (err instanceof ProgramSyntaxError) {
+      throw badRequest(`${err.kind === 'tokenize' ? 'tokenize' : 'parse'} failed: ${err.message}`, {
+        location: { file: err.file, line: err.line, column: err.column },
+      });
+    }
+    throw err;
+  }
+}
+
+/** Reads a `.trace` file; a malformed one is a 400 naming the problem. */
+export function loadTrace(file: string): TraceFile {
+  try {
+    return readTrace(file);
+  } catch (err) {
+    throw badRequest((err as Error).message);
+  }
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * The program operation request (spec "Program operation request body", program-language §8).
+ * Every flag defaults to false; `file` falls back to the server's `--program`.
+ */
+export const programRequestSchema = z.object({
+  file: z.string().optional(),
+  target: z.string().min(1).optional(),
+  all_targets: z.boolean().optional(),
+  include_runtime: z.boolean().optional(),
+  inject_health_faults: z.boolean().optional(),
+  traceability: z.boolean().optional(),
+  capabilities: z.boolean().optional(),
+  execute: z.boolean().optional(),
+  deterministic: z.boolean().optional(),
+  playback: z.boolean().optional(),
+  decision_trace: z.boolean().optional(),
+  record_trace: z.boolean().optional(),
+  /** Replay: start at this offset (`1500`, `T+00:02`, `T+01:00:00`). */
+  from: z.union([z.string(), z.number()]).optional(),
+  /** Explain mode: program (default), readiness, verify, safety, trace, decision. */
+  mode: z.string().optional(),
+  /** Audit decisions: also return the text explanation. */
+  explain: z.boolean().optional(),
+});
+export type ProgramRequest = z.infer<typeof programRequestSchema>;
+
+/** GET query of source, trust and traces. */
+export const programQuerySchema = z.object({
+  file: z.string().optional(),
+  limit: z.coerce.number().int().optional(),
+});
+export type ProgramQuery = z.infer<typeof programQuerySchema>;

@@ -1,0 +1,29 @@
+import type { ProgramQuery, ProgramRequest } from './program-request.js';
+import type { ProgramWorkspace } from './program-workspace.js';
+import type { ProgramEngine } from './program-engine.js';
+
+type EngineMethod = {
+  [K in keyof ProgramEngine]: ProgramEngine[K] extends (input: infer I) => unknown ? K : never;
+}[keyof ProgramEngine];
+
+let engineModule: Promise<typeof import('./program-engine.js')> | null = null;
+
+/**
+ * The program operations' entry point for every transport. The parser, analyses and simulator are
+ * a large share of the agent's code; they load on the first program request (a separate bundle
+ * chunk), which keeps them off the agent's cold start and idle memory.
+ */
+export class ProgramService {
+  private engine: ProgramEngine | null = null;
+
+  constructor(readonly workspace: ProgramWorkspace) {}
+
+  async run<K extends EngineMethod>(method: K, input: ProgramRequest & ProgramQuery): Promise<ReturnType<ProgramEngine[K]>> {
+    if (!this.engine) {
+      engineModule ??= import('./program-engine.js');
+      const { ProgramEngine } = await engineModule;
+      this.engine ??= new ProgramEngine(this.workspace);
+    }
+    return (this.engine[method] as (i: unknown) => ReturnType<ProgramEngine[K]>).call(this.engine, input);
+  }
+}
