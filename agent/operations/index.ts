@@ -6,6 +6,7 @@ import { deviceOperations, halOperations } from './devices.js';
 import { fleetOperations } from './fleet.js';
 import { metaOperations } from './meta.js';
 import { oidcOperations } from './oidc.js';
+import { rpcOperations } from './rpc.js';
 import { sreOperations } from './sre.js';
 
 /**
@@ -22,4 +23,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...halOperations,
   ...fleetOperations,
   ...sreOperations,
+  ...rpcOperations,
 ];
