@@ -39,8 +39,10 @@ function fieldsOf(op: Operation, params: Record<string, unknown> | undefined): R
   const fields: Record<string, string> = {};
   for (const [key, value] of Object.entries(params ?? {})) {
     if (!allowed.includes(key)) {
-      // Reference clients send `query: ""` and `entity_id: ""` with every call: empty extras are harmless.
+      // Reference clients send `body_json: "{}"`, `query: ""` and `entity_id: ""` with every call:
+      // empty extras are harmless.
       if (value === '' || value === null || value === undefined) continue;
+      if (key === 'body_json' && typeof value === 'string' && /^\s*\{\s*\}\s*$/.test(value)) continue;
       const expected = allowed.length > 0 ? allowed.join(', ') : 'no params';
       throw badRequest(`invalid params: ${op.rpc!.name} takes ${expected}; unexpected '${key}'`);
     }

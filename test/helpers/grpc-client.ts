@@ -17,7 +17,13 @@ export function controlCenterDefinition(): GrpcJsServiceDefinition {
 }
 
 /** Untyped view of the dynamic client: `client.GetTenant({}, {metadata})`. */
-export type DynamicClient = Record<string, (request: Record<string, unknown>, options?: { metadata?: Metadata; signal?: AbortSignal }) => any>;
+type RpcFn = (request: Record<string, unknown>, options?: { metadata?: Metadata; signal?: AbortSignal }) => any;
+export interface DynamicClient {
+  Health: RpcFn;
+  StreamEvents: RpcFn;
+  StreamTelemetry: RpcFn;
+  [rpc: string]: RpcFn;
+}
 
 export interface GrpcTestClient {
   channel: Channel;
