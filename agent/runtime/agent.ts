@@ -28,7 +28,7 @@ import { RateLimiter } from '../security/rate-limit.js';
 import { loadSettings, type Settings } from '../settings/settings.js';
 import { ensureStateDir } from '../state/state-dir.js';
 import { TelemetryStore } from '../telemetry/telemetry-store.js';
-import { GrpcServer } from '../transports/grpc/grpc-server.js';
+import type { GrpcServer } from '../transports/grpc/grpc-server.js';
 import { createHttpApp } from '../transports/http/http-app.js';
 import type { StreamConnection } from '../transports/ws/stream-connection.js';
 import { mountTelemetryStream } from '../transports/ws/telemetry-stream.js';
@@ -148,6 +148,8 @@ export class Agent {
     this.services.listen.bind = formatBindAddress(addr.address, addr.port);
     if (this.options.grpcBind) {
       try {
+        // Loaded only when asked for: an agent without gRPC never pays for nice-grpc and protobufjs at start.
+        const { GrpcServer } = await import('../transports/grpc/grpc-server.js');
         this.grpc = await GrpcServer.start(this.services, this.options.grpcBind, this.log);
       } catch (err) {
         await this.close();
