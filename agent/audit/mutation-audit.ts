@@ -8,6 +8,8 @@ import { JsonlLog } from '../state/jsonl-log.js';
 import { AUDIT_CHAIN_FILE, AuditChain, type AuditRecord } from './audit-chain.js';
 
 export const API_MUTATION = 'control_center.api.mutation';
+/** Mutations made through a gRPC RPC (api-behaviour §13.3). */
+export const GRPC_MUTATION = 'control_center.grpc.mutation';
 
 /** Platform events that are facts about configuration and readiness, kept in the audit chain too. */
 const AUDITED_EVENTS = new Set<PlatformEventName>([
@@ -69,6 +71,30 @@ export class MutationAudit {
       actor_key_id: m.principal?.key_id ?? 'anonymous',
       actor_role: m.principal ? pascalRole(m.principal.role) : 'guest',
     });
+  }
+
+  /**
+   * A mutation made through an RPC. gRPC writes `control_center.grpc.mutation` naming the RPC and its
+   * REST parity route; the JSON-RPC gateway writes an API mutation of `POST /v1/rpc` (as the reference
+   * does) that also names the inner method and its parity route.
+   */
+  recordRpcMutation(m: {
+    transport: 'grpc' | 'jsonrpc';
+    rpc: string;
+    method: string;
+    path: string;
+    correlationId: string;
+    principal: Principal | null;
+  }): AuditRecord {
+    const actor = {
+      correlation_id: m.correlationId,
+      actor_key_id: m.principal?.key_id ?? 'anonymous',
+      actor_role: m.principal ? pascalRole(m.principal.role) : 'guest',
+    };
+    if (m.transport === 'grpc') {
+      return this.record(GRPC_MUTATION, { rpc: m.rpc, method: m.method, path: m.path, status: 'OK', ...actor });
+    }
+    return this.record(API_MUTATION, { method: 'POST', path: '/v1/rpc', status: 200, rpc: m.rpc, parity_method: m.method, parity_path: m.path, ...actor });
   }
 
   record(eventType: string, payload: Record<string, unknown>): AuditRecord {

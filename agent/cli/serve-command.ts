@@ -29,9 +29,7 @@ export async function serveCommand(options: Map<string, string | true>): Promise
     `svc agent listening on http://${address} (tenant ${s.settings.tenantId}, state ${s.settings.stateDir}` +
       `${s.project.config ? `, project ${s.project.config.projectName ?? s.project.configPath}` : ''})\n`,
   );
-  if (grpcBind) {
-    process.stderr.write(`warning: this build serves no gRPC listener yet; --grpc-bind ${grpcBind} is recorded but nothing binds it\n`);
-  }
+  if (s.listen.grpcBind) process.stdout.write(`svc gRPC (svc.v1.ControlCenter, reflection on) listening on ${s.listen.grpcBind}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -65,8 +65,13 @@ export interface Operation<B = unknown, Q = unknown> {
   /** `/v1/...` with `{name}` path parameters. */
   path: string;
   access: Access;
-  /** gRPC RPC of ControlCenter, when the spec or reference names one. */
-  rpc?: { name: string; request: RpcRequestKind };
+  /**
+   * gRPC RPC of ControlCenter, when the spec or reference names one. The `.proto`, the gRPC service
+   * and the JSON-RPC gateway derive from it (`agent/api/rpc-contract.ts`). `bodyParams` names path
+   * parameters that the request message does not carry as a field and that are read from a field of
+   * `body_json` instead (the reference's `key_id` / `user_id`), e.g. `{ id: 'key_id' }`.
+   */
+  rpc?: { name: string; request: RpcRequestKind; bodyParams?: Record<string, string> };
   /** Exposed on the JSON-RPC gateway (`svc.v1.ControlCenter/<rpc.name>`). */
   jsonRpc?: boolean;
   /** CLI words (`['version']` → `svc version`); defaults to the kebab-cased id. `false` hides it. */

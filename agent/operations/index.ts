@@ -7,6 +7,7 @@ import { fleetOperations } from './fleet.js';
 import { metaOperations } from './meta.js';
 import { oidcOperations } from './oidc.js';
 import { programOperations } from './programs.js';
+import { rpcOperations } from './rpc.js';
 import { sreOperations } from './sre.js';
 
 /**
@@ -24,4 +25,5 @@ export const OPERATIONS: readonly Operation[] = [
   ...fleetOperations,
   ...sreOperations,
   ...programOperations,
+  ...rpcOperations,
 ];

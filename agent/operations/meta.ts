@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { buildOpenApiDocument } from '../api/openapi.js';
+import { rpcCount } from '../api/rpc-contract.js';
 import { STREAM_PATHS } from '../api/stream-paths.js';
 import type { Services } from '../runtime/services.js';
 import {
@@ -13,17 +14,6 @@ import {
   SUPPORTED_API_VERSIONS,
   SVC_VERSION,
 } from '../runtime/versions.js';
-
-/** RPCs of the ControlCenter service: one per table entry that names one, plus `Health`. */
-const rpcCounts = new WeakMap<readonly Operation[], number>();
-export function rpcCount(operations: readonly Operation[]): number {
-  let n = rpcCounts.get(operations);
-  if (n === undefined) {
-    n = new Set(operations.filter((o) => o.rpc).map((o) => o.rpc!.name).concat('Health')).size;
-    rpcCounts.set(operations, n);
-  }
-  return n;
-}
 
 export function healthBody(services: Services) {
   return {

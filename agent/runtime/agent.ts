@@ -29,6 +29,7 @@ import { RateLimiter } from '../security/rate-limit.js';
 import { loadSettings, type Settings } from '../settings/settings.js';
 import { ensureStateDir } from '../state/state-dir.js';
 import { TelemetryStore } from '../telemetry/telemetry-store.js';
+import type { GrpcServer } from '../transports/grpc/grpc-server.js';
 import { createHttpApp } from '../transports/http/http-app.js';
 import type { StreamConnection } from '../transports/ws/stream-connection.js';
 import { mountTelemetryStream } from '../transports/ws/telemetry-stream.js';
@@ -57,6 +58,7 @@ export const MAX_STREAM_CLIENT_MESSAGE_BYTES = 64 * 1024;
 export class Agent {
   private server: ServerType | null = null;
   private wss: WebSocketServer | null = null;
+  private grpc: GrpcServer | null = null;
   /** This agent's open stream connections, closed with it. */
   private readonly openStreams = new Set<StreamConnection>();
 
@@ -135,7 +137,10 @@ export class Agent {
     return new Agent(services, options, log);
   }
 
-  /** Binds the REST + WebSocket listener; resolves with the bound `host:port`. */
+  /**
+   * Binds the REST + WebSocket listener and, when `grpcBind` is set, the gRPC listener; resolves with
+   * the bound REST `host:port` (the gRPC one is `services.listen.grpcBind`).
+   */
   async listen(): Promise<string> {
     const { host, port } = parseBindAddress(this.options.bind ?? DEFAULT_BIND);
     const app = createHttpApp(this.services, this.services.operations, (a) => mountTelemetryStream(a, this.services, this.openStreams));
@@ -151,6 +156,17 @@ export class Agent {
     });
     const addr = server.address() as AddressInfo;
     this.services.listen.bind = formatBindAddress(addr.address, addr.port);
+    if (this.options.grpcBind) {
+      try {
+        // Loaded only when asked for: an agent without gRPC never pays for nice-grpc and protobufjs at start.
+        const { GrpcServer } = await import('../transports/grpc/grpc-server.js');
+        this.grpc = await GrpcServer.start(this.services, this.options.grpcBind, this.log);
+      } catch (err) {
+        await this.close();
+        throw new Error(`gRPC listener on ${this.options.grpcBind}: ${(err as Error).message}`);
+      }
+      this.services.listen.grpcBind = this.grpc.address;
+    }
     if (this.services.credentials.keysLoaded === 0) {
       this.log('warning: no API key is configured (SVC_API_KEY or an API keys file); every mutation will be refused');
     }
@@ -174,8 +190,18 @@ export class Agent {
     return this.services.settings.stateDir;
   }
 
+  /** The bound gRPC `host:port`, or null when no gRPC listener runs. */
+  get grpcAddress(): string | null {
+    return this.grpc?.address ?? null;
+  }
+
   /** Stops listening, closes streams, and flushes every store. Safe to call twice. */
   async close(): Promise<void> {
+    if (this.grpc) {
+      const grpc = this.grpc;
+      this.grpc = null;
+      await grpc.close();
+    }
     for (const s of this.openStreams) s.dispose();
     this.openStreams.clear();
     if (this.wss) {

@@ -39,7 +39,6 @@ import {
   TypeRef,
   describeValue,
   isRecord,
-  toJson,
   truthy,
   type ArgValue,
   type RecordValue,
@@ -436,7 +435,9 @@ export class Interpreter implements ExpressionHost {
         return;
       }
       case 'publish':
-        this.publish(stmt.topic, stmt.value ? evaluate(stmt.value, env, this) : null);
+        // The published value is evaluated (it may read sensors) but not recorded: frames carry the topic only.
+        if (stmt.value) evaluate(stmt.value, env, this);
+        this.publish(stmt.topic);
         return;
       case 'enter':
         this.enterMode(stmt.mode);
@@ -497,7 +498,7 @@ export class Interpreter implements ExpressionHost {
     }
   }
 
-  publish(topicName: string, value: Value): void {
+  publish(topicName: string): void {
     const robot = this.current;
     const decl = robot.topics.get(topicName);
     const channel = decl ? topicChannel(decl) : `/${topicName}`;
@@ -508,7 +509,6 @@ export class Interpreter implements ExpressionHost {
     entry.published += 1;
     this.metrics.topics.set(topicName, entry);
     robot.topicLastPublished.set(topicName, this.simTimeMs);
-    void value;
   }
 
   private runPipeline(name: string, loc: Loc): void {
@@ -550,7 +550,7 @@ export class Interpreter implements ExpressionHost {
     }
     if (name === 'emergency_stop') return new CallableRef(name, () => (this.latchEmergencyStop('emergency_stop()'), null));
     if (name === 'safety') return new TypeRef('safety');
-    if (name === 'self' || name === 'robot') return { name: robot?.decl.name ?? null, ...(toJson(this.traceState() as never) as RecordValue) };
+    if (name === 'self' || name === 'robot') return { name: robot?.decl.name ?? null, ...(this.traceState() as unknown as RecordValue) };
     if (robot) {
       const d = robot.decl;
       const named = [d.modes, d.pipelines, d.watchdogs, d.twins, d.stateMachines, d.agents, d.tasks].some((list) =>
@@ -590,7 +590,7 @@ export class Interpreter implements ExpressionHost {
     if (object instanceof ActuatorRef) return this.actuate(object.decl, method, args, loc);
     if (object instanceof ModelRef) return this.inferMock(object.decl.name, method);
     if (object instanceof TopicRef) {
-      this.publish(object.decl.name, argument(args, 'value', 0) ?? null);
+      this.publish(object.decl.name);
       return null;
     }
     if (object instanceof TypeRef) {

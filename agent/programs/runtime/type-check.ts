@@ -100,12 +100,12 @@ function checkExpr(expr: Expr, scope: Scope, where: string): void {
   }
 }
 
-function checkBlock(stmts: Stmt[], outer: Scope, robot: RobotDecl, where: string): void {
+function checkBlock(stmts: Stmt[], outer: Scope, pipelines: ReadonlySet<string>, where: string): void {
   const scope: Scope = [...outer, new Set<string>()];
-  for (const stmt of stmts) checkStmt(stmt, scope, robot, where);
+  for (const stmt of stmts) checkStmt(stmt, scope, pipelines, where);
 }
 
-function checkStmt(stmt: Stmt, scope: Scope, robot: RobotDecl, where: string): void {
+function checkStmt(stmt: Stmt, scope: Scope, pipelines: ReadonlySet<string>, where: string): void {
   switch (stmt.kind) {
     case 'let':
       checkExpr(stmt.value, scope, where);
@@ -117,15 +117,15 @@ function checkStmt(stmt: Stmt, scope: Scope, robot: RobotDecl, where: string): v
       return;
     case 'if':
       checkExpr(stmt.condition, scope, where);
-      checkBlock(stmt.then, scope, robot, where);
-      if (stmt.else) checkBlock(stmt.else, scope, robot, where);
+      checkBlock(stmt.then, scope, pipelines, where);
+      if (stmt.else) checkBlock(stmt.else, scope, pipelines, where);
       return;
     case 'loop':
-      checkBlock(stmt.body, scope, robot, where);
+      checkBlock(stmt.body, scope, pipelines, where);
       return;
     case 'while':
       checkExpr(stmt.condition, scope, where);
-      checkBlock(stmt.body, scope, robot, where);
+      checkBlock(stmt.body, scope, pipelines, where);
       return;
     case 'publish':
       if (stmt.value) checkExpr(stmt.value, scope, where);
@@ -135,10 +135,10 @@ function checkStmt(stmt: Stmt, scope: Scope, robot: RobotDecl, where: string): v
       return;
     case 'match':
       checkExpr(stmt.subject, scope, where);
-      stmt.arms.forEach((arm) => checkBlock(arm.body, scope, robot, where));
+      stmt.arms.forEach((arm) => checkBlock(arm.body, scope, pipelines, where));
       return;
     case 'run_pipeline':
-      if (!robot.pipelines.some((p) => p.name === stmt.pipeline)) {
+      if (!pipelines.has(stmt.pipeline)) {
         throw new ProgramRuntimeError('type', `type error: unknown pipeline '${stmt.pipeline}' in ${where}`, stmt.loc);
       }
       return;
@@ -154,6 +154,7 @@ function checkStmt(stmt: Stmt, scope: Scope, robot: RobotDecl, where: string): v
 export function typeCheckProgram(program: Program): void {
   for (const robot of program.robots) {
     const base: Scope = [robotScopeNames(program, robot)];
+    const pipelines = new Set(robot.pipelines.map((p) => p.name));
     const inRobot = `robot ${robot.name}`;
     for (const rule of robot.safety) {
       if (rule.kind === 'stop_if') checkExpr(rule.condition, base, `${inRobot} safety`);
@@ -169,31 +170,31 @@ export function typeCheckProgram(program: Program): void {
       for (const contract of [behavior.requires, behavior.ensures, behavior.invariant]) {
         if (contract) checkExpr(contract, [...scope, new Set(['result'])], where);
       }
-      checkBlock(behavior.body, scope, robot, where);
+      checkBlock(behavior.body, scope, pipelines, where);
     }
     for (const task of robot.tasks) {
       if (task.requires) checkExpr(task.requires, base, `task ${task.name}`);
-      checkBlock(task.body, base, robot, `task ${task.name}`);
+      checkBlock(task.body, base, pipelines, `task ${task.name}`);
     }
-    robot.modes.forEach((mode) => checkBlock(mode.body, base, robot, `mode ${mode.name}`));
-    robot.watchdogs.forEach((w) => checkBlock(w.body, base, robot, `watchdog ${w.name}`));
-    robot.pipelines.forEach((p) => checkBlock(p.body, base, robot, `pipeline ${p.name}`));
-    robot.killSwitches.forEach((k) => checkBlock(k.body, base, robot, `kill_switch ${k.name}`));
+    robot.modes.forEach((mode) => checkBlock(mode.body, base, pipelines, `mode ${mode.name}`));
+    robot.watchdogs.forEach((w) => checkBlock(w.body, base, pipelines, `watchdog ${w.name}`));
+    robot.pipelines.forEach((p) => checkBlock(p.body, base, pipelines, `pipeline ${p.name}`));
+    robot.killSwitches.forEach((k) => checkBlock(k.body, base, pipelines, `kill_switch ${k.name}`));
     robot.verify.forEach((expr) => checkExpr(expr, base, `${inRobot} verify`));
     for (const trigger of robot.triggers) {
       if (trigger.kind === 'when') checkExpr(trigger.condition, base, `${inRobot} when`);
-      checkBlock(trigger.body, base, robot, `${inRobot} ${trigger.kind}`);
+      checkBlock(trigger.body, base, pipelines, `${inRobot} ${trigger.kind}`);
     }
   }
+  // A module function runs on whichever robot calls it: any robot's pipeline may be meant.
+  const allPipelines = new Set(program.robots.flatMap((r) => r.pipelines.map((p) => p.name)));
+  // Likewise its names may be any calling robot's entities.
+  const names = new Set<string>(BUILTIN_NAMES);
+  program.functions.forEach((f) => names.add(f.name));
+  program.generic.forEach((g) => g.name && names.add(g.name));
+  for (const imported of program.imports) imported.split('.').forEach((part) => names.add(part));
+  for (const robot of program.robots) robotScopeNames(program, robot).forEach((name) => names.add(name));
   for (const fn of program.functions) {
-    const names = new Set<string>(BUILTIN_NAMES);
-    program.functions.forEach((f) => names.add(f.name));
-    program.generic.forEach((g) => g.name && names.add(g.name));
-    program.robots.forEach((r) => names.add(r.name));
-    for (const imported of program.imports) imported.split('.').forEach((part) => names.add(part));
-    checkBlock(fn.body, [names, new Set(fn.params.map((p) => p.name))], program.robots[0] ?? emptyRobotForFunctions, `fn ${fn.name}`);
+    checkBlock(fn.body, [names, new Set(fn.params.map((p) => p.name))], allPipelines, `fn ${fn.name}`);
   }
 }
-
-/** Module functions have no robot; pipelines are then unknown to them. */
-const emptyRobotForFunctions = { pipelines: [] } as unknown as RobotDecl;

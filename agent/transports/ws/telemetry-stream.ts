@@ -6,7 +6,7 @@ import { TELEMETRY_STREAM_PATH } from '../../api/stream-paths.js';
 import { publishAuthFailed } from '../../security/access.js';
 import type { Services } from '../../runtime/services.js';
 import type { HttpEnv } from '../http/http-env.js';
-import { authenticate } from '../http/pipeline/authenticate.js';
+import { authenticate } from '../../security/authenticate.js';
 import { errorResponse } from '../http/responses.js';
 import { StreamConnection } from './stream-connection.js';
 

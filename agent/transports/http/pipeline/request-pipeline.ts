@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { ApiError, notFound, unauthorized } from '../../../core/errors.js';
+import { ApiError, notFound, rateLimited, unauthorized } from '../../../core/errors.js';
 import type { Operation } from '../../../core/operation.js';
 import { checkApiVersion } from '../../../api/api-version.js';
 import { TELEMETRY_STREAM_PATH } from '../../../api/stream-paths.js';
@@ -10,8 +10,8 @@ import { readNeedsPrincipal } from '../../../security/read-policy.js';
 import type { Services } from '../../../runtime/services.js';
 import type { HttpEnv } from '../http-env.js';
 import { errorResponse, isComplete, jsonResponse, responseHeaders, toApiError } from '../responses.js';
-import { authenticate } from './authenticate.js';
-import { correlationIdOf } from './correlation.js';
+import { authenticate } from '../../../security/authenticate.js';
+import { correlationIdOf } from '../../../api/correlation-id.js';
 import { stampHeaders } from './cors.js';
 
 const HEALTH_PATHS = new Set(['/health', '/healthz', '/v1/health']);
@@ -115,7 +115,7 @@ export function requestPipeline(services: Services, operations: readonly Operati
       if (!RATE_LIMIT_EXEMPT.has(path)) {
         const wait = services.rateLimiter.take(auth.principal?.key_id ?? 'anonymous');
         if (wait !== null) {
-          return errorResponse(new ApiError(429, 'rate_limited', 'rate limit exceeded', { retry_after_secs: wait }), headers);
+          return errorResponse(rateLimited(wait), headers);
         }
       }
       return null;

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { findRpc, REQUEST_MESSAGE_FIELDS, RPC_METHOD_PREFIX } from '../api/rpc-contract.js';
+import { ApiError, badRequest } from '../core/errors.js';
+import type { Operation, OperationContext } from '../core/operation.js';
+import { API_VERSION } from '../runtime/versions.js';
+import { invokeRpcOperation, type RpcFields } from './invoke-operation.js';
+
+/**
+ * `POST /v1/rpc` (api-behaviour §12, D5): `{method, params}` where `method` is
+ * `svc.v1.ControlCenter/<Rpc>` of an operation flagged `jsonRpc` and `params` holds the fields of the
+ * RPC's request message as strings (`body_json`, `query`, `entity_id`, `device_id`, …). The inner
+ * operation runs with the caller's principal and its parity route's access rule; failures are HTTP
+ * errors with the standard envelope (never 200). JSON-RPC 2.0 clients may add `jsonrpc` and `id`,
+ * which are echoed on the answer, success or error.
+ */
+export const rpcRequestSchema = z.object({
+  method: z.string().max(200),
+  params: z.record(z.string(), z.unknown()).optional(),
+  jsonrpc: z.literal('2.0').optional(),
+  id: z.union([z.string().max(200), z.number(), z.null()]).optional(),
+});
+export type RpcRequest = z.infer<typeof rpcRequestSchema>;
+
+/** The operations the gateway exposes: flagged `jsonRpc` and carrying an RPC. */
+export function jsonRpcOperations(operations: readonly Operation[]): Operation[] {
+  return operations.filter((o) => o.jsonRpc && o.rpc);
+}
+
+function resolve(operations: readonly Operation[], method: string): Operation {
+  const rpc = findRpc(operations, method);
+  const op = rpc?.operation;
+  if (!op || !op.jsonRpc) throw badRequest(`unknown rpc method: ${method}`);
+  return op;
+}
+
+/** `params` → request message fields; every value a string, no field the message lacks. */
+function fieldsOf(op: Operation, params: Record<string, unknown> | undefined): RpcFields {
+  const allowed = REQUEST_MESSAGE_FIELDS[op.rpc!.request];
+  const fields: Record<string, string> = {};
+  for (const [key, value] of Object.entries(params ?? {})) {
+    if (!allowed.includes(key)) {
+      // Reference clients send `body_json: "{}"`, `query: ""` and `entity_id: ""` with every call:
+      // empty extras are harmless.
+      if (value === '' || value === null || value === undefined) continue;
+      if (key === 'body_json' && typeof value === 'string' && /^\s*\{\s*\}\s*$/.test(value)) continue;
+      const expected = allowed.length > 0 ? allowed.join(', ') : 'no params';
+      throw badRequest(`invalid params: ${op.rpc!.name} takes ${expected}; unexpected '${key}'`);
+    }
+    if (value === null || value === undefined) continue;
+    if (typeof value !== 'string') {
+      throw badRequest(`invalid params: '${key}' must be a string${key === 'body_json' ? ' holding the JSON request body' : ''}`);
+    }
+    fields[key] = value;
+  }
+  return fields;
+}
+
+export async function handleJsonRpc(request: RpcRequest, ctx: OperationContext): Promise<Record<string, unknown>> {
+  const echo: Record<string, unknown> = request.jsonrpc ? { jsonrpc: request.jsonrpc, id: request.id ?? null } : {};
+  try {
+    const op = resolve(ctx.services.operations, request.method);
+    const result = await invokeRpcOperation(
+      {
+        op,
+        fields: fieldsOf(op, request.params),
+        principal: ctx.principal,
+        correlationId: ctx.correlationId,
+        transport: 'jsonrpc',
+        method: request.method,
+      },
+      ctx.services,
+    );
+    return { ...echo, version: API_VERSION, method: request.method, result: result ?? {} };
+  } catch (err) {
+    if (err instanceof ApiError) throw new ApiError(err.status, err.code, err.message, { ...err.extra, method: request.method, ...echo });
+    throw err;
+  }
+}
+
+/** Methods the gateway answers, for documentation and discovery. */
+export function jsonRpcMethods(operations: readonly Operation[]): string[] {
+  return jsonRpcOperations(operations).map((o) => `${RPC_METHOD_PREFIX}${o.rpc!.name}`);
+}
