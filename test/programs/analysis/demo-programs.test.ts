@@ -218,7 +218,7 @@ describe('parsed programs with a temp project', () => {
     ]);
   });
 
-  it('parse + readiness of a 5 000-line program stays fast', () => {
+  it('scores a 5 000-line program with hundreds of robots', () => {
     const robots: string[] = [];
     let lines = 0;
     for (let n = 0; lines < 5000; n++) {
@@ -245,27 +245,9 @@ describe('parsed programs with a temp project', () => {
       lines += block.length;
     }
     const source = robots.join('\n');
-    // Best of five runs, in process CPU time rather than wall time: the bounds are about
-    // algorithmic cost (no quadratic scans), not about a busy shared machine. Unloaded, parse
-    // takes ~35 ms and readiness ~15 ms for this source.
-    const cpuMs = (since: NodeJS.CpuUsage) => {
-      const used = process.cpuUsage(since);
-      return (used.user + used.system) / 1000;
-    };
-    let parseBest = Infinity;
-    let readinessBest = Infinity;
-    let report: ReadinessReport | null = null;
-    for (let run = 0; run < 5; run++) {
-      const started = process.cpuUsage();
-      const parsed = parseProgram(source, 'big.sd');
-      parseBest = Math.min(parseBest, cpuMs(started));
-      const parsedAt = process.cpuUsage();
-      report = evaluateReadiness(parsed, { config: null });
-      readinessBest = Math.min(readinessBest, cpuMs(parsedAt));
-    }
-    expect(report!.robots.length).toBeGreaterThan(290);
-    expect(report!.score.factors.find((f) => f.factor === 'Hardware')?.score).toBe(100);
-    expect(readinessBest).toBeLessThan(200);
-    expect(parseBest + readinessBest).toBeLessThan(400);
+    // Timing lives in scripts/bench/program-analysis.js; here only the result of a large input.
+    const report: ReadinessReport = evaluateReadiness(parseProgram(source, 'big.sd'), { config: null });
+    expect(report.robots.length).toBeGreaterThan(290);
+    expect(report.score.factors.find((f) => f.factor === 'Hardware')?.score).toBe(100);
   });
 });

@@ -23,15 +23,12 @@ function generate(): string {
 }
 
 describe('large programs', () => {
-  it('parses a generated 5 000-line program completely, in linear time', () => {
+  it('parses a generated 5 000-line program completely', () => {
     const source = generate();
     const lineCount = source.split('\n').length;
     expect(lineCount).toBeGreaterThanOrEqual(5000);
-    parseProgram(source, 'warmup.sd');
-    const started = performance.now();
+    // How fast is measured by scripts/bench/program-analysis.js, not here.
     const program = parseProgram(source, 'large.sd');
-    const elapsed = performance.now() - started;
-    console.info(`parsed ${lineCount} lines in ${elapsed.toFixed(1)} ms`);
     const copies = program.robots.length / 2;
     expect(Number.isInteger(copies)).toBe(true);
     expect(program.recoveryPolicies).toHaveLength(copies);
