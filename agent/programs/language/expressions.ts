@@ -13,12 +13,38 @@ import { IDENTIFIER_UNITS } from './units.js';
 export interface ExprOptions {
   /** In `if` / `while` / `when` / contract conditions a `{` opens the block, never a struct literal. */
   noStruct?: boolean;
+  /**
+   * What precedes the expression (`angular:`, `let x =`, `if`): when no expression starts here the
+   * error names it, so a typo such as `drive(angular: )` points at the missing value.
+   */
+  after?: string;
+  /** How the missing expression is called in that error (default `an expression`, e.g. `a condition`). */
+  what?: string;
 }
 
 const COMPARISON = new Set(['<', '<=', '>', '>=', '==', '!=']);
 
 export function parseExpr(c: TokenCursor, options: ExprOptions = {}): Expr {
+  if (options.after !== undefined && !startsExpression(c, options)) {
+    c.fail(`expected ${options.what ?? 'an expression'} after '${options.after}', found ${describe(c.tok)}`);
+  }
   return parseOr(c, options);
+}
+
+/** The current token can begin an expression (a `{` only as a struct literal `{ name: … }`). */
+function startsExpression(c: TokenCursor, o: ExprOptions): boolean {
+  if (startsOperand(c.tok)) return true;
+  return !o.noStruct && c.is('{') && c.isIdent(1) && c.is(':', 2);
+}
+
+/** The text right before the current token, for "expected an expression after …" messages. */
+function precedingText(c: TokenCursor): string | null {
+  const previous = c.tokens[c.pos - 1];
+  if (!previous) return null;
+  const before = c.tokens[c.pos - 2];
+  // A named argument or struct field: `angular:` reads better than a lone `:`.
+  if (previous.type === 'punct' && previous.lexeme === ':' && before?.type === 'ident') return `${before.lexeme}:`;
+  return previous.type === 'string' ? JSON.stringify(previous.value) : previous.lexeme;
 }
 
 function binary(op: BinaryOp, left: Expr, right: Expr): Expr {
@@ -94,9 +120,12 @@ function parseUnary(c: TokenCursor, o: ExprOptions): Expr {
 }
 
 function parsePostfix(c: TokenCursor, o: ExprOptions): Expr {
+  const start = c.pos;
   let expr = parsePrimary(c, o);
   for (;;) {
-    if (c.is('.') && c.isIdent(1)) {
+    if (c.is('.')) {
+      // `wheels.;` is a broken member chain, never the end of an expression.
+      if (!c.isIdent(1)) c.fail(`expected a member name after '${chainText(c, start)}.', found ${describe(c.peek(1))}`, c.peek(1));
       c.next();
       expr = { kind: 'member', object: expr, property: c.next().lexeme, loc: expr.loc };
     } else if (c.is('(')) {
@@ -105,6 +134,16 @@ function parsePostfix(c: TokenCursor, o: ExprOptions): Expr {
       return expr;
     }
   }
+}
+
+/** A member chain as written, without spaces (`robot.arm.gripper`), shortened when long. */
+function chainText(c: TokenCursor, start: number): string {
+  let text = '';
+  for (let i = start; i < c.pos; i += 1) {
+    const token = c.tokens[i]!;
+    text += token.type === 'string' ? JSON.stringify(token.value) : token.lexeme;
+  }
+  return text.length > 40 ? `…${text.slice(-39)}` : text;
 }
 
 function parseArgs(c: TokenCursor): Arg[] {
@@ -116,7 +155,7 @@ function parseArgs(c: TokenCursor): Arg[] {
       name = c.next().lexeme;
       c.next();
     }
-    args.push({ name, value: parseExpr(c) });
+    args.push({ name, value: parseExpr(c, name === null ? {} : { after: `${name}:` }) });
     if (!c.eat(',')) break;
   }
   c.expect(')', 'to close the argument list');
@@ -188,7 +227,8 @@ function parsePrimary(c: TokenCursor, o: ExprOptions): Expr {
     default:
       break;
   }
-  return c.fail(`expected an expression, found ${describe(token)}`);
+  const preceding = precedingText(c);
+  return c.fail(`expected an expression${preceding === null ? '' : ` after '${preceding}'`}, found ${describe(token)}`);
 }
 
 function parseStructBody(c: TokenCursor, name: string, loc: Expr['loc']): Expr {

@@ -1,6 +1,9 @@
 /**
  * `robot NAME { member* }` (program-language §3.2, §4.1 `member`, extensions #1, #5, #6, #9, #10,
- * #14). Members the strict layer does not model, or cannot read, are kept in `robot.generic`.
+ * #14). Members the strict layer does not model are kept in `robot.generic`. A member whose
+ * opening words match a strict form the analyses or the simulator read (`sensor lidar`,
+ * `behavior patrol`, `safety { max_speed …`) is committed: if the rest is malformed, that is a
+ * syntax error, never a generic member (the sensor or behaviour would silently disappear).
  */
 
 import type {
@@ -35,7 +38,7 @@ import { parseBlock, parseStatement, readPeriod } from './statements.js';
 import type { TokenCursor } from './token-cursor.js';
 import { describe } from './token-cursor.js';
 import { joinCondition, joinTokens } from './token-join.js';
-import { genericDecl, strictOrTolerant } from './tolerant.js';
+import { committed, genericDecl, strictOrTolerant } from './tolerant.js';
 import { toHours } from './units.js';
 
 function endMember(c: TokenCursor, what: string): void {
@@ -105,16 +108,20 @@ function parseMember(c: TokenCursor, robot: RobotDecl): void {
   const loc = c.loc();
   switch (word) {
     case 'sensor':
-      robot.sensors.push(parseSensor(c));
+      if (!c.isIdent(1)) break;
+      robot.sensors.push(committed(() => parseSensor(c)));
       return;
     case 'actuator':
-      robot.actuators.push(parseActuator(c));
+      if (!c.isIdent(1)) break;
+      robot.actuators.push(committed(() => parseActuator(c)));
       return;
     case 'ai_model':
-      robot.aiModels.push(parseAiModel(c));
+      if (!c.isIdent(1)) break;
+      robot.aiModels.push(committed(() => parseAiModel(c)));
       return;
     case 'topic':
-      robot.topics.push(parseTopic(c));
+      if (!c.isIdent(1)) break;
+      robot.topics.push(committed(() => parseTopic(c)));
       return;
     case 'bus': {
       c.next();
@@ -152,10 +159,12 @@ function parseMember(c: TokenCursor, robot: RobotDecl): void {
       robot.missions.push(parseMission(c));
       return;
     case 'behavior':
-      robot.behaviors.push(parseBehavior(c));
+      if (!c.isIdent(1)) break;
+      robot.behaviors.push(committed(() => parseBehavior(c)));
       return;
     case 'task':
-      robot.tasks.push(parseTask(c));
+      if (!c.isIdent(1)) break;
+      robot.tasks.push(committed(() => parseTask(c)));
       return;
     case 'twin':
       if (!c.isIdent(1) || !c.is('{', 2)) break;
@@ -169,7 +178,9 @@ function parseMember(c: TokenCursor, robot: RobotDecl): void {
       return;
     }
     case 'watchdog':
-      robot.watchdogs.push(parseWatchdog(c));
+      // `watchdog NAME timeout D { … }`; other watchdog shapes (`watchdog w { … }`) stay generic.
+      if (!c.isIdent(1) || !c.is('timeout', 2)) break;
+      robot.watchdogs.push(committed(() => parseWatchdog(c)));
       return;
     case 'observe':
       c.next();
@@ -181,18 +192,7 @@ function parseMember(c: TokenCursor, robot: RobotDecl): void {
     case 'verify':
     case 'assert': {
       if (!c.is('{', 1)) break;
-      c.next();
-      const open = c.pos;
-      const close = c.match[open]!;
-      c.next();
-      const rules: Expr[] = [];
-      while (c.pos < close) {
-        if (c.eat(';') || c.eat(',')) continue;
-        rules.push(parseExpr(c));
-        if (!c.is('}')) endMember(c, `${word} rule`);
-      }
-      c.pos = close + 1;
-      robot.verify.push(...rules);
+      robot.verify.push(...committed(() => parseVerifyRules(c, word)));
       return;
     }
     case 'robot':
@@ -217,7 +217,8 @@ function parseMember(c: TokenCursor, robot: RobotDecl): void {
       return;
     }
     case 'pipeline':
-      robot.pipelines.push(parsePipeline(c));
+      if (!c.isIdent(1)) break;
+      robot.pipelines.push(committed(() => parsePipeline(c)));
       return;
     case 'kill_switch':
       robot.killSwitches.push(parseKillSwitch(c));
@@ -261,6 +262,22 @@ function parseMember(c: TokenCursor, robot: RobotDecl): void {
   }
   // Not a modelled member: the tolerant layer keeps it (strictOrTolerant catches this).
   c.fail(`unknown robot member '${word}'`);
+}
+
+/** `verify { rule; … }` / `assert { … }`: runtime assertions, checked after the body runs. */
+function parseVerifyRules(c: TokenCursor, word: string): Expr[] {
+  c.next();
+  const open = c.pos;
+  const close = c.match[open]!;
+  c.next();
+  const rules: Expr[] = [];
+  while (c.pos < close) {
+    if (c.eat(';') || c.eat(',')) continue;
+    rules.push(parseExpr(c));
+    if (!c.is('}')) endMember(c, `${word} rule`);
+  }
+  c.pos = close + 1;
+  return rules;
 }
 
 // ---------------------------------------------------------------------------
@@ -378,57 +395,76 @@ function parseSafety(c: TokenCursor, robot: RobotDecl): void {
     const start = c.pos;
     const loc = c.loc();
     switch (word.lexeme) {
+      // The monitor enforces these rules, so a malformed one is an error, not a skipped item.
       case 'max_speed':
       case 'max_angular': {
-        c.next();
-        eatSeparator(c);
-        const value = readQuantity(c);
-        endMember(c, `${word.lexeme} rule`);
-        robot.safety.push({ kind: word.lexeme, value, loc });
-        return true;
+        const kind = word.lexeme;
+        return committed(() => {
+          c.next();
+          const separator = c.is(':') || c.is('=') ? ` ${c.next().lexeme}` : '';
+          const valueToken = c.is('-') ? c.peek(1) : c.tok;
+          if (valueToken.type !== 'number' && valueToken.type !== 'unit_number') {
+            c.fail(`expected a number after '${kind}${separator}', found ${describe(valueToken)}`, valueToken);
+          }
+          const value = readQuantity(c);
+          if (!c.is('}')) endMember(c, `${kind} rule`);
+          robot.safety.push({ kind, value, loc });
+          return true;
+        });
       }
-      case 'stop_if': {
-        c.next();
-        const condStart = c.pos;
-        const condition = parseExpr(c);
-        const text = joinTokens(c.tokens, condStart, c.pos);
-        if (!c.is('}')) endMember(c, 'stop_if rule');
-        robot.safety.push({ kind: 'stop_if', condition, text, loc });
-        return true;
-      }
+      case 'stop_if':
+        return committed(() => {
+          c.next();
+          const condStart = c.pos;
+          const condition = parseExpr(c, { after: 'stop_if', what: 'a condition' });
+          const text = joinTokens(c.tokens, condStart, c.pos);
+          if (!c.is('}')) endMember(c, 'stop_if rule');
+          robot.safety.push({ kind: 'stop_if', condition, text, loc });
+          return true;
+        });
       case 'zone': {
-        c.next();
-        const name = c.ident("for the zone after 'zone'");
-        const shape = c.ident(`for the shape of zone '${name}'`);
-        c.expect('at', `after 'zone ${name} ${shape}'`);
-        const center = readPair(c);
-        let rule: SafetyRule;
-        if (shape === 'circle') {
-          c.expect('radius', `after the centre of zone '${name}'`);
-          const radius = parseExpr(c);
-          rule = { kind: 'zone', name, shape: 'circle', center, radius, text: '', loc };
-        } else if (shape === 'rect') {
-          c.expect('size', `after the centre of zone '${name}'`);
-          rule = { kind: 'zone', name, shape: 'rect', center, size: readPair(c), text: '', loc };
-        } else {
-          return c.fail(`unknown zone shape '${shape}' (expected circle or rect)`);
-        }
-        rule.text = joinTokens(c.tokens, start, c.pos);
-        if (!c.is('}')) endMember(c, `zone '${name}'`);
-        robot.safety.push(rule);
-        return true;
+        // `zone NAME circle|rect at …`; other zone shapes (`zone z polygon […]`) are kept generic.
+        if (!c.isIdent(1) || !(c.is('circle', 2) || c.is('rect', 2))) return keepGenericSafetyRule(c, robot, start);
+        return committed(() => parseZone(c, robot, start, loc));
       }
-      default: {
+      default:
         // Other safety rules (`max_acceleration = 2 m/s2;`, `require_estop;`) are kept as generic members.
-        const end = findStop(c, true);
-        const stopToken = c.tokens[end]!;
-        c.pos = stopToken.lexeme === '{' && stopToken.type === 'punct' ? c.after(end) : end;
-        c.eat(';');
-        robot.generic.push(genericDecl(c, start, c.pos));
-        return true;
-      }
+        return keepGenericSafetyRule(c, robot, start);
     }
   });
+}
+
+function keepGenericSafetyRule(c: TokenCursor, robot: RobotDecl, start: number): boolean {
+  const end = findStop(c, true);
+  const stopToken = c.tokens[end]!;
+  c.pos = stopToken.lexeme === '{' && stopToken.type === 'punct' ? c.after(end) : end;
+  c.eat(';');
+  robot.generic.push(genericDecl(c, start, c.pos));
+  return true;
+}
+
+/** `zone NAME circle at (x, y) radius R;` / `zone NAME rect at (x, y) size (w, h);` */
+function parseZone(c: TokenCursor, robot: RobotDecl, start: number, loc: SafetyRule['loc']): boolean {
+  c.next();
+  const name = c.ident("for the zone after 'zone'");
+  const shape = c.ident(`for the shape of zone '${name}'`);
+  c.expect('at', `after 'zone ${name} ${shape}'`);
+  const center = readPair(c);
+  let rule: SafetyRule;
+  if (shape === 'circle') {
+    c.expect('radius', `after the centre of zone '${name}'`);
+    const radius = parseExpr(c);
+    rule = { kind: 'zone', name, shape: 'circle', center, radius, text: '', loc };
+  } else if (shape === 'rect') {
+    c.expect('size', `after the centre of zone '${name}'`);
+    rule = { kind: 'zone', name, shape: 'rect', center, size: readPair(c), text: '', loc };
+  } else {
+    return c.fail(`unknown zone shape '${shape}' (expected circle or rect)`);
+  }
+  rule.text = joinTokens(c.tokens, start, c.pos);
+  if (!c.is('}')) endMember(c, `zone '${name}'`);
+  robot.safety.push(rule);
+  return true;
 }
 
 function readPair(c: TokenCursor): [Expr, Expr] {
@@ -525,7 +561,7 @@ function parseTask(c: TokenCursor): TaskDecl {
   const name = c.ident("for the task after 'task'");
   let priority: string | null = null;
   if (c.eat('priority')) eatSeparator(c);
-  if (!c.is('every')) {
+  if (!c.is('every') && !c.is('{')) {
     const token = c.next();
     priority = token.type === 'string' ? String(token.value) : token.lexeme;
   }

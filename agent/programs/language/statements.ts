@@ -1,7 +1,13 @@
 /**
  * Statements and blocks (program-language §4.1 `stmt`, extensions #4 `match`, #10 `run_pipeline`).
- * A statement the strict grammar does not model (`for`, `spawn`, `parallel`, `send_goal … with`,
- * `reduce_speed 0.4 m/s;` …) becomes an `opaque` statement.
+ *
+ * Two kinds of statement, told apart by their first two tokens:
+ * - an unknown statement form — a keyword-like name followed by a name, literal or block
+ *   (`for x in xs { … }`, `spawn worker();`, `parallel { … }`, `send_goal nav with x;`,
+ *   `reduce_speed 0.4 m/s;`) — becomes an `opaque` statement (the tolerant layer, §4.3);
+ * - anything else starts a statement of the strict grammar (`let`, `if`, `publish`, a call,
+ *   a member chain, an assignment …). The simulator executes these, so a malformed one is a
+ *   syntax error: kept as opaque, a typo like `drive(angular: )` would silently disable motion.
  */
 
 import type { Quantity, Stmt } from './ast.js';
@@ -9,7 +15,7 @@ import { parseDotted, parseExpr, parseType, readQuantity } from './expressions.j
 import type { TokenCursor } from './token-cursor.js';
 import { describe } from './token-cursor.js';
 import { joinTokens } from './token-join.js';
-import { opaqueStatement, scanDeclarationEnd, strictOrTolerant } from './tolerant.js';
+import { committed, opaqueStatement, scanDeclarationEnd, strictOrTolerant } from './tolerant.js';
 
 /** `{ stmt* }` */
 export function parseBlock(c: TokenCursor, context = 'to open the block'): Stmt[] {
@@ -24,24 +30,27 @@ export function parseBlock(c: TokenCursor, context = 'to open the block'): Stmt[
   return body;
 }
 
-/** Words that start a strict statement, and the identifiers that may legally follow a leading name. */
+/** Words that start a statement of the strict grammar, whatever follows them. */
 const STATEMENT_WORDS = new Set(['let', 'const', 'var', 'if', 'loop', 'while', 'publish', 'enter', 'emergency_stop', 'return', 'match', 'run_pipeline', 'await']);
 
 /**
- * `reduce_speed 0.4 m/s;`, `spawn worker();`, `for x in xs { … }`: a name followed directly by a
- * name, number, string or block is never an expression statement. Going straight to the tolerant
- * layer skips a doomed strict attempt (and its error) for these frequent policy-style actions.
+ * An unknown statement form (§4.3 tolerant layer): a keyword-like name followed directly by a
+ * name, number, string or block — `reduce_speed 0.4 m/s;`, `spawn worker();`, `for x in xs { … }`,
+ * `parallel { … }`, `send_goal nav with x;`, `call svc;`. No expression statement of the strict
+ * grammar starts that way (`x matches /re/` aside), so these are kept as opaque statements.
  */
-function isPlainWordSequence(c: TokenCursor): boolean {
+function isUnknownStatementForm(c: TokenCursor): boolean {
   const first = c.tok;
   if (first.type !== 'ident' || STATEMENT_WORDS.has(first.lexeme)) return false;
   const second = c.peek(1);
   if (second.type === 'ident') return second.lexeme !== 'matches';
-  return second.type === 'number' || second.type === 'unit_number' || second.type === 'string' || second.type === 'regex' || (second.type === 'punct' && second.lexeme === '{' && !(c.isIdent(2) && c.is(':', 3)));
+  // `navigate { goal: home; }` is a block statement (extension #12), even though `Name { field: … }`
+  // also reads as a struct literal: a struct literal alone is never a useful statement.
+  return second.type === 'number' || second.type === 'unit_number' || second.type === 'string' || second.type === 'regex' || (second.type === 'punct' && second.lexeme === '{');
 }
 
 export function parseStatement(c: TokenCursor, inMatchArm = false): Stmt {
-  if (isPlainWordSequence(c)) {
+  if (isUnknownStatementForm(c)) {
     const start = c.pos;
     const end = scanDeclarationEnd(c, start, true);
     if (end !== null) {
@@ -49,12 +58,16 @@ export function parseStatement(c: TokenCursor, inMatchArm = false): Stmt {
       return opaqueStatement(c, start, end);
     }
   }
-  return strictOrTolerant(
-    c,
-    () => strictStatement(c, inMatchArm),
-    (start, end) => opaqueStatement(c, start, end),
-    true,
-  );
+  if (c.is('@')) {
+    // An annotated statement (`@retry(3) upload();`) is outside the grammar: kept whole if it can be.
+    return strictOrTolerant(
+      c,
+      () => strictStatement(c, inMatchArm),
+      (start, end) => opaqueStatement(c, start, end),
+      true,
+    );
+  }
+  return committed(() => strictStatement(c, inMatchArm));
 }
 
 /** The end of a simple statement: `;`, or nothing right before the closing `}` (last statement). */
@@ -83,39 +96,38 @@ function strictStatement(c: TokenCursor, inMatchArm: boolean): Stmt {
         if (c.is('mut') && c.isIdent(1)) c.next();
         const name = c.ident(`after '${token.lexeme}'`);
         const type = c.eat(':') ? parseType(c) : null;
-        c.expect('=', `after 'let ${name}'`);
-        const value = parseExpr(c);
+        c.expect('=', `after '${token.lexeme} ${name}'`);
+        const value = parseExpr(c, { after: `${token.lexeme} ${name} =` });
         endStatement(c, 'let statement', inMatchArm);
         return { kind: 'let', name, type, value, loc };
       }
       case 'if':
         return parseIf(c);
       case 'loop': {
-        if (!c.is('every', 1)) break;
         c.next();
-        c.next();
+        c.expect('every', "after 'loop'");
         const every = readPeriod(c, "'loop every'");
         return { kind: 'loop', every, body: parseBlock(c, 'to open the loop body'), loc };
       }
       case 'while': {
         c.next();
-        const condition = parseExpr(c, { noStruct: true });
+        const condition = parseExpr(c, { noStruct: true, after: 'while', what: 'a condition' });
         return { kind: 'while', condition, body: parseBlock(c, 'to open the while body'), loc };
       }
       case 'publish': {
-        if (!c.isIdent(1)) break;
+        if (c.is('(', 1)) break; // a call to a function named publish
         c.next();
-        const topic = parseDotted(c, "after 'publish'");
+        const topic = parseDotted(c, "for the topic after 'publish'");
         let value = null;
-        if (c.eat('with')) value = parseExpr(c);
+        if (c.eat('with')) value = parseExpr(c, { after: `publish ${topic} with` });
         else if (c.is('(')) value = parseExpr(c);
         endStatement(c, 'publish statement', inMatchArm);
         return { kind: 'publish', topic, value, loc };
       }
       case 'enter': {
-        if (!c.isIdent(1)) break;
+        if (c.is('(', 1)) break;
         c.next();
-        const mode = c.next().lexeme;
+        const mode = c.ident("for the mode after 'enter'");
         endStatement(c, 'enter statement', inMatchArm);
         return { kind: 'enter', mode, loc };
       }
@@ -127,16 +139,16 @@ function strictStatement(c: TokenCursor, inMatchArm: boolean): Stmt {
       }
       case 'return': {
         c.next();
-        const value = c.is(';') || c.is('}') ? null : parseExpr(c);
+        const value = c.is(';') || c.is('}') || (inMatchArm && c.is(',')) ? null : parseExpr(c);
         endStatement(c, 'return statement', inMatchArm);
         return { kind: 'return', value, loc };
       }
       case 'match':
         return parseMatch(c);
       case 'run_pipeline': {
-        if (!c.isIdent(1)) break;
+        if (c.is('(', 1)) break;
         c.next();
-        const pipeline = c.next().lexeme;
+        const pipeline = c.ident("for the pipeline after 'run_pipeline'");
         endStatement(c, 'run_pipeline statement', inMatchArm);
         return { kind: 'run_pipeline', pipeline, loc };
       }
@@ -147,7 +159,7 @@ function strictStatement(c: TokenCursor, inMatchArm: boolean): Stmt {
   const expr = parseExpr(c);
   if (c.is('=')) {
     c.next();
-    const value = parseExpr(c);
+    const value = parseExpr(c, { after: '=' });
     endStatement(c, 'assignment', inMatchArm);
     return { kind: 'assign', target: expr, value, loc };
   }
@@ -156,7 +168,7 @@ function strictStatement(c: TokenCursor, inMatchArm: boolean): Stmt {
     // Compound assignment `x += 1` (lexed `+` `=`): kept as `x = x + 1`.
     c.next();
     c.next();
-    const value = parseExpr(c);
+    const value = parseExpr(c, { after: `${op}=` });
     endStatement(c, 'assignment', inMatchArm);
     return { kind: 'assign', target: expr, value: { kind: 'binary', op, left: expr, right: value, loc: expr.loc }, loc };
   }
@@ -167,7 +179,7 @@ function strictStatement(c: TokenCursor, inMatchArm: boolean): Stmt {
 function parseIf(c: TokenCursor): Stmt {
   const loc = c.loc();
   c.expect('if', 'to start the if statement');
-  const condition = parseExpr(c, { noStruct: true });
+  const condition = parseExpr(c, { noStruct: true, after: 'if', what: 'a condition' });
   const then = parseBlock(c, 'to open the if body');
   let otherwise: Stmt[] | null = null;
   if (c.eat('else')) otherwise = c.is('if') ? [parseIf(c)] : parseBlock(c, "to open the else body");
@@ -177,7 +189,7 @@ function parseIf(c: TokenCursor): Stmt {
 function parseMatch(c: TokenCursor): Stmt {
   const loc = c.loc();
   c.expect('match', 'to start the match statement');
-  const subject = parseExpr(c, { noStruct: true });
+  const subject = parseExpr(c, { noStruct: true, after: 'match' });
   const open = c.pos;
   c.expect('{', 'to open the match arms');
   const close = c.match[open]!;

@@ -108,6 +108,21 @@ export function strictOrTolerant<T>(
   }
 }
 
+/**
+ * Runs the parser of a construct whose opening words already committed it to the strict grammar
+ * (`sensor lidar …`, `wheels.drive(…)`, `let x = …`): a syntax error inside it is a typo in
+ * something the analyses or the simulator read, so no enclosing tolerant layer may turn it into
+ * a generic declaration or an opaque statement (that would silently drop it).
+ */
+export function committed<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof ProgramSyntaxError) markFatal(error);
+    throw error;
+  }
+}
+
 /** An unknown statement inside a block, kept as joined tokens (never executed). */
 export function opaqueStatement(c: TokenCursor, start: number, end: number): Stmt {
   const first = c.tokens[start]!;

@@ -408,10 +408,13 @@ describe('tolerant layer', () => {
     expect(p.healthChecks).toEqual([]);
   });
 
-  it('keeps a strict construct it cannot model as a generic member instead of failing', () => {
-    const r = robotOf('sensor lidar Lidar;\nsensor ok: IMU;');
+  it('keeps a member that only shares a strict keyword as generic, but not a malformed strict member', () => {
+    const r = robotOf('sensor { rate: 10 Hz; }\nsensor ok: IMU;\nwatchdog w { timeout: 1s; }');
     expect(r.sensors.map((s) => s.name)).toEqual(['ok']);
-    expect(r.generic.map((g) => g.text)).toEqual(['sensor lidar Lidar']);
+    expect(r.generic.map((g) => g.text)).toEqual(['sensor { rate : 10Hz ; }', 'watchdog w { timeout : 1s ; }']);
+    // `sensor lidar Lidar;` is a typo in a sensor declaration: dropping it would hide the sensor.
+    const error = parseError('robot R {\n  sensor lidar Lidar;\n  sensor ok: IMU;\n}');
+    expect([error.kind, error.line, error.column, error.detail]).toEqual(['parse', 2, 16, "expected ':' after sensor name 'lidar', found 'Lidar'"]);
   });
 
   it('turns unknown statements into opaque statements', () => {
