@@ -9,13 +9,16 @@ import { AUDIT_CHAIN_FILE, AuditChain, type AuditRecord } from './audit-chain.js
 
 export const API_MUTATION = 'control_center.api.mutation';
 
-/** Platform events that are facts about configuration and readiness, kept in the audit chain too. */
+/** Platform events that are facts about configuration, health and readiness, kept in the audit chain too. */
 const AUDITED_EVENTS = new Set<PlatformEventName>([
   'EntityCreated',
   'EntityUpdated',
   'EntityDeleted',
   'EntityTagged',
   'EntityRelated',
+  'HealthChanged',
+  'HealthCheckFailed',
+  'DegradedModeEntered',
   'ReadinessChanged',
   'ReadinessGateFailed',
   'SecretRotated',

@@ -12,6 +12,7 @@ import { DevicePool } from '../devices/device-pool.js';
 import { DeviceRegistry } from '../devices/device-registry.js';
 import { loadHalSettings } from '../devices/hal-settings.js';
 import { HealthMonitor } from '../devices/health-monitor.js';
+import { EntityService } from '../entities/entity-service.js';
 import { IncidentService } from '../incidents/incidents.js';
 import { EventBus } from '../events/event-bus.js';
 import { streamEventName } from '../events/platform-events.js';
@@ -98,6 +99,18 @@ export class Agent {
     deviceHub.register(mqttFactory(hal));
     deviceHub.register(serialFactory(hal));
     deviceHub.register(canFactory(hal));
+    const audit = new MutationAudit(settings.stateDir, settings.mutationAuditPath, settings.session.secret, bus, alerts, log);
+    const entities = await EntityService.open({
+      overlayFile: settings.entityOverlayPath,
+      config: project.config,
+      devices: () => devices.list(),
+      // The program parser connects here once it lands: () => facts of the loaded program, or null.
+      programFacts: () => null,
+      bus,
+      alerts: () => alerts.list(),
+      auditRecords: () => audit.chain.all(),
+      warn: (m) => log(`warning: ${m}`),
+    });
     const services: Services = {
       settings,
       startedAtMs: Date.now(),
@@ -112,13 +125,14 @@ export class Agent {
       hal,
       deviceHub,
       incidents: await IncidentService.open(settings.stateDir, alerts),
+      entities,
       credentials: new Credentials(
         await ApiKeyStore.open({ file: settings.apiKeysFile, pepper: settings.pepper, tenantId: settings.tenantId, envKey: settings.apiKey, log }),
         new SessionTokens({ ...settings.session, tenantId: settings.tenantId }),
       ),
       users: await UserDirectory.open(settings.stateDir, project.config?.humans ?? []),
       oidc: await OidcService.open({ stateDir: settings.stateDir, redirectUri: settings.oidc.redirectUri, log }),
-      audit: new MutationAudit(settings.stateDir, settings.mutationAuditPath, settings.session.secret, bus, alerts, log),
+      audit,
       rateLimiter: new RateLimiter(settings.rateLimitPerMinute),
       operations,
     };
@@ -189,6 +203,7 @@ export class Agent {
     await this.services.deviceHub.close();
     await this.services.devices.flush();
     await this.services.incidents.flush();
+    await this.services.entities.flush();
     await this.services.oidc.flush();
     await this.services.credentials.keys.flush();
   }
