@@ -215,6 +215,12 @@ export function fromDeclarations(entities: unknown, relationships: unknown): Der
 // ---------------------------------------------------------------------------------------------
 // Device pool
 
+function providerPackage(cfg: ResolvedConfig | null, provider: string | null): string | undefined {
+  const providers = cfg?.tree['providers'];
+  const entry = provider && isTable(providers) ? providers[provider] : undefined;
+  return isTable(entry) ? text(entry['package']) : undefined;
+}
+
 function securityOf(cfg: ResolvedConfig | null, id: string): Table | null {
   const security = cfg?.tree['security'];
   const devices = isTable(security) ? security['devices'] : undefined;
@@ -249,6 +255,8 @@ export function fromDevices(devices: readonly DeviceRecord[], cfg: ResolvedConfi
     if (d.firmware_version) e.firmware_version = d.firmware_version;
     if (d.hardware_revision) e.hardware_revision = d.hardware_revision;
     if (d.provider) e.provider = d.provider;
+    const pkg = text(raw['package']) ?? providerPackage(cfg, d.provider);
+    if (pkg) e.package = pkg;
     if (text(raw['manufacturer'])) e.manufacturer = text(raw['manufacturer'])!;
     if (text(raw['model'])) e.model = text(raw['model'])!;
     e.capabilities = [...d.capabilities];

@@ -13,6 +13,7 @@ import { DeviceRegistry } from '../devices/device-registry.js';
 import { loadHalSettings } from '../devices/hal-settings.js';
 import { HealthMonitor } from '../devices/health-monitor.js';
 import { EntityService } from '../entities/entity-service.js';
+import type { ProgramFactsSource } from '../entities/program-facts.js';
 import { IncidentService } from '../incidents/incidents.js';
 import { EventBus } from '../events/event-bus.js';
 import { streamEventName } from '../events/platform-events.js';
@@ -44,6 +45,11 @@ export interface AgentOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
   log?: (line: string) => void;
+  /**
+   * Facts of the loaded program for the entity registry (robots, sensors, actuators, missions).
+   * Until the program parser is connected here the registry sees no program (`() => null`).
+   */
+  programFacts?: ProgramFactsSource;
 }
 
 export const DEFAULT_BIND = '127.0.0.1:8080';
@@ -105,7 +111,7 @@ export class Agent {
       config: project.config,
       devices: () => devices.list(),
       // The program parser connects here once it lands: () => facts of the loaded program, or null.
-      programFacts: () => null,
+      programFacts: options.programFacts ?? (() => null),
       bus,
       alerts: () => alerts.list(),
       auditRecords: () => audit.chain.all(),
