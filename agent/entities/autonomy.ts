@@ -65,7 +65,7 @@ function describe(eventType: string, p: Record<string, unknown>, id: string): st
     case 'EntityUpdated':
       return p['entity_id'] ? 'registration updated' : `synced to ${String(p['path'])}`;
     case 'EntityTagged':
-      return `tags changed (+${strings(p['added']).join(',') || '-'} / -${strings(p['removed']).join(',') || '-'})`;
+      return `tags changed (added: ${strings(p['added']).join(', ') || 'none'}; removed: ${strings(p['removed']).join(', ') || 'none'})`;
     case 'EntityRelated':
       return p['from_id'] === id ? `related: ${id} ${String(p['kind'])} ${String(p['to_id'])}` : `related: ${String(p['from_id'])} ${String(p['kind'])} ${id}`;
     case 'ReadinessChanged': {

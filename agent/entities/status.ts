@@ -172,7 +172,8 @@ export class StatusEvaluator {
           failed++;
           const severity = r.health_status === 'critical' ? 'critical' : r.health_status === 'offline' ? 'error' : 'warning';
           const detail = r.diagnostics[0]?.message;
-          diagnostics.push({ category: m.kind, severity, message: `${m.kind} ${m.id} is ${r.health_status}${detail && !detail.startsWith(`device ${m.id}`) ? ` (${detail})` : ''}` });
+          const message = detail?.startsWith(`device ${m.id} `) ? detail : `${m.kind} ${m.id} is ${r.health_status}${detail ? ` (${detail})` : ''}`;
+          diagnostics.push({ category: m.kind, severity, message });
         }
         const devices = this.devicesUnder(id);
         return {

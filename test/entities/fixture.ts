@@ -51,6 +51,19 @@ role = "supervisor"
 [dependencies]
 gnss-driver = "2.1.0"
 lidar-kit = "1.4.2"
+[[entities]]
+id = "wh-gateway"
+kind = "gateway"
+name = "Warehouse gateway"
+tags = ["network"]
+[[relationships]]
+from_id = "yard-fleet"
+to_id = "bo"
+kind = "managed_by"
+[[relationships]]
+from_id = "insp-02"
+to_id = "dock-9"
+kind = "depends_on"
 `,
     'svc.fleet.toml': `
 [[fleet.robots]]

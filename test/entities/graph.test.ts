@@ -42,12 +42,15 @@ describe('entity relationships, impact analysis, graph, query and traceability',
       'ana monitors insp-01',
       'insp-01 participates_in mission:insp-01:patrol',
       'insp-02 participates_in mission:insp-02:mission',
+      'yard-fleet managed_by bo',
     ]) {
       expect(edges, expected).toContain(expected);
     }
     expect(new Set(g.graph.edges.map((e: { kind: string }) => e.kind))).toEqual(
-      new Set(['owns', 'contains', 'connected_to', 'assigned_to', 'depends_on', 'backs_up', 'located_in', 'belongs_to', 'monitors', 'participates_in']),
+      new Set(['owns', 'contains', 'connected_to', 'assigned_to', 'depends_on', 'backs_up', 'located_in', 'belongs_to', 'monitors', 'participates_in', 'managed_by']),
     );
+    // A relationship declared in the configuration that names an unknown entity is kept aside, not drawn.
+    expect(g.dangling_edges).toEqual([{ from_id: 'insp-02', to_id: 'dock-9', kind: 'depends_on' }]);
   });
 
   it('answers an entity’s edges, the impact of its failure and its dependency chain', async () => {

@@ -39,6 +39,7 @@ const CONFIG_IDS = [
   'provider:ublox',
   'spare-imu',
   'team:night-shift',
+  'wh-gateway',
   'yard-fleet',
 ];
 
@@ -81,6 +82,7 @@ describe('entity inventory derived from the layered configuration and the device
       'yard-fleet': 'fleet',
       'provider:ublox': 'provider',
       'package:lidar-kit': 'package',
+      'wh-gateway': 'gateway',
     });
     // Layers: the environment layer wins over the base one; humans are appended by the [merge] rule.
     expect(byId['yard-fleet'].name).toBe('North yard fleet');
