@@ -88,9 +88,7 @@ export class EntityGraph {
     for (const e of this.entities.values()) {
       e.tags.sort();
       e.capabilities.sort();
-      if (e.parent_id !== undefined && e.parent_id !== e.id && this.entities.has(e.parent_id)) {
-        this.childIds.set(e.parent_id, [...(this.childIds.get(e.parent_id) ?? []), e.id]);
-      }
+      if (e.parent_id !== undefined && e.parent_id !== e.id && this.entities.has(e.parent_id)) push(this.childIds, e.parent_id, e.id);
     }
     for (const list of this.childIds.values()) list.sort();
     for (const r of [...edges.values()].sort(compareEdges)) {
@@ -99,8 +97,8 @@ export class EntityGraph {
         continue;
       }
       this.relationships.push(r);
-      this.outgoing.set(r.from_id, [...(this.outgoing.get(r.from_id) ?? []), r]);
-      this.incoming.set(r.to_id, [...(this.incoming.get(r.to_id) ?? []), r]);
+      push(this.outgoing, r.from_id, r);
+      push(this.incoming, r.to_id, r);
     }
   }
 
@@ -174,6 +172,14 @@ export class EntityGraph {
   }
 }
 
+function push<T>(index: Map<string, T[]>, key: string, value: T): void {
+  const list = index.get(key);
+  if (list) list.push(value);
+  else index.set(key, [value]);
+}
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 function compareEdges(a: Relationship, b: Relationship): number {
-  return a.from_id.localeCompare(b.from_id) || a.kind.localeCompare(b.kind) || a.to_id.localeCompare(b.to_id);
+  return cmp(a.from_id, b.from_id) || cmp(a.kind, b.kind) || cmp(a.to_id, b.to_id);
 }

@@ -68,21 +68,23 @@ export class StatusEvaluator {
   private readonly readiness = new Map<string, ReadinessReport>();
   private readonly trust = new Map<string, TrustReport>();
   private readonly visiting = new Set<string>();
+  private readonly memberCache = new Map<string, Entity[]>();
 
   constructor(private readonly graph: EntityGraph) {}
 
   /** Members an entity's status is made of (cycle-safe: an entity is never its own member). */
   members(id: string): Entity[] {
+    const known = this.memberCache.get(id);
+    if (known) return known;
     const e = this.graph.get(id);
     if (!e) return [];
-    const ids = new Set<string>([
-      ...this.graph.children(id),
-      ...this.graph.targetsOf(id, 'contains'),
-      ...this.graph.sourcesOf(id, 'assigned_to'),
-      ...(e.kind === 'mission' ? this.graph.sourcesOf(id, 'participates_in') : []),
-    ]);
+    const ids = new Set<string>(this.graph.children(id));
+    for (const r of this.graph.out(id)) if (r.kind === 'contains') ids.add(r.to_id);
+    for (const r of this.graph.in(id)) if (r.kind === 'assigned_to' || (r.kind === 'participates_in' && e.kind === 'mission')) ids.add(r.from_id);
     ids.delete(id);
-    return [...ids].sort().map((m) => this.graph.get(m)!).filter(Boolean);
+    const members = [...ids].sort().map((m) => this.graph.get(m)!);
+    this.memberCache.set(id, members);
+    return members;
   }
 
   status(id: string): EntityStatus {
@@ -96,19 +98,25 @@ export class StatusEvaluator {
   }
 
   /** Devices at or under an entity (the entity itself when it is a device). */
-  devicesUnder(id: string, seen = new Set<string>()): Entity[] {
-    if (seen.has(id)) return [];
-    seen.add(id);
-    const e = this.graph.get(id);
-    if (!e) return [];
-    const own = isDevice(e) ? [e] : [];
-    return [...own, ...this.members(id).flatMap((m) => this.devicesUnder(m.id, seen))].filter((d, i, all) => all.findIndex((x) => x.id === d.id) === i);
+  devicesUnder(id: string): Entity[] {
+    const found = new Map<string, Entity>();
+    const seen = new Set<string>();
+    const walk = (at: string) => {
+      if (seen.has(at)) return;
+      seen.add(at);
+      const e = this.graph.get(at);
+      if (!e) return;
+      if (isDevice(e)) found.set(e.id, e);
+      for (const m of this.members(at)) walk(m.id);
+    };
+    walk(id);
+    return [...found.values()];
   }
 
   private guard<T>(id: string, memo: Map<string, T>, fallback: () => T, compute: () => T): T {
     const hit = memo.get(id);
     if (hit) return hit;
-    if (this.visiting.has(`${id}`)) return fallback();
+    if (this.visiting.has(id)) return fallback();
     this.visiting.add(id);
     try {
       const r = compute();
