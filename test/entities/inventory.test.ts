@@ -176,6 +176,23 @@ describe('entity inventory derived from the layered configuration and the device
     expect((await a.json('/v1/entities?trust=kinda')).status).toBe(400);
   });
 
+  it('obeys the read-auth policy: /v1/entities is a sensitive prefix, read-like POSTs included', async () => {
+    const a = await agent({ env: { SVC_API_REQUIRE_AUTH_READS: '1' } });
+    for (const [path, method] of [
+      ['/v1/entities', 'GET'],
+      ['/v1/entities/graph', 'GET'],
+      ['/v1/entities/gps-a/health', 'GET'],
+      ['/v1/entities/query', 'POST'],
+      ['/v1/entities/gps-a/verify', 'POST'],
+    ] as const) {
+      const anonymous = await a.json(path, { method, ...(method === 'POST' ? { body: '{}' } : {}) });
+      expect(anonymous.status, path).toBe(401);
+      expect(anonymous.body.code).toBe('unauthorized');
+      const authed = await a.json(path, { method, headers: bearer(ADMIN), ...(method === 'POST' ? { body: '{}' } : {}) });
+      expect(authed.status, path).toBe(200);
+    }
+  });
+
   it('works without a configuration: the device pool and the overlay still make an inventory', async () => {
     const a = await agent({ configPath: null });
     expect(await list(a)).toEqual([]);

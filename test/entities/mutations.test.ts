@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ENTITY_KINDS, RELATIONSHIP_KINDS } from '../../agent/entities/kinds.js';
 import type { PlatformEvent } from '../../agent/events/platform-events.js';
 import { tempDir } from '../helpers/agent-harness.js';
 import { openStream, type StreamClient } from '../helpers/stream-client.js';
@@ -117,6 +118,25 @@ describe('entity mutations: register, tag, relate, sync (Provision role)', () =>
     const malformed = await a.json('/v1/entities/register', { method: 'POST', headers: bearer(ADMIN), body: '{"id":' });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toMatch(/^invalid JSON body/);
+  });
+
+  it('accepts every one of the 37 built-in kinds and every relationship kind', async () => {
+    const a = await agent({ configPath: null });
+    expect(ENTITY_KINDS).toHaveLength(37);
+    for (const kind of ENTITY_KINDS) {
+      const r = await post(a, '/v1/entities/register', ADMIN, { id: `k-${kind}`, entity_type: kind });
+      expect(r.status, kind).toBe(200);
+      expect(r.body.entity.entity_type).toBe(kind);
+    }
+    const all = (await a.json('/v1/entities')).body.entities as Array<{ id: string; kind: string }>;
+    expect(all.map((e) => e.kind).sort()).toEqual([...ENTITY_KINDS].sort());
+    expect(ids((await a.json('/v1/entities?kind=spatial_session')).body.entities)).toEqual(['k-spatial_session']);
+    for (const kind of RELATIONSHIP_KINDS) {
+      const r = await post(a, '/v1/entities/relationships', ADMIN, { from_id: 'k-robot', to_id: 'k-mission', kind });
+      expect(r.status, kind).toBe(200);
+    }
+    const rels = (await a.json('/v1/entities/k-robot/relationships')).body.relationships as Array<{ kind: string }>;
+    expect(rels.map((r) => r.kind).sort()).toEqual([...RELATIONSHIP_KINDS].sort());
   });
 
   it('adds and removes tags, relates entities, and refuses unknown entities and bad kinds', async () => {
