@@ -119,8 +119,10 @@ export function locationOf(v: unknown): EntityLocation | undefined {
   if (name) loc.name = name;
   if (zone) loc.zone_id = zone;
   const coords: Record<string, number> = {};
+  // `coordinates = {…}` keeps every numeric key; a flat table only the usual ones.
   const source = isTable(v['coordinates']) ? v['coordinates'] : v;
-  for (const k of ['lat', 'lon', 'alt', 'x', 'y', 'z']) {
+  const keys = isTable(v['coordinates']) ? Object.keys(source) : ['lat', 'lon', 'alt', 'x', 'y', 'z'];
+  for (const k of keys) {
     const n = source[k];
     if (typeof n === 'number' && Number.isFinite(n)) coords[k] = n;
   }

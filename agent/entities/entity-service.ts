@@ -6,7 +6,7 @@ import { platformEvent } from '../events/platform-events.js';
 import type { Alert } from '../observability/alerts.js';
 import type { ResolvedConfig } from '../project/resolve-config.js';
 import { autonomyProfile, entityDecisions } from './autonomy.js';
-import { entityFromDeclaration, type EntityDeclaration } from './declaration.js';
+import { declarationFromTable, entityFromDeclaration, type EntityDeclaration } from './declaration.js';
 import { select, type Criteria } from './filters.js';
 import { EntityGraph } from './graph.js';
 import { entityTypeJson, isRelationshipKind, parseKind, RELATIONSHIP_KINDS } from './kinds.js';
@@ -91,7 +91,9 @@ export class EntityService {
     const data = this.overlay.data;
     const entities = Object.values(data.entities)
       .map((d) => {
-        const e = entityFromDeclaration(d, 'overlay');
+        // Read through the lenient parser: the file may have been edited by hand.
+        const decl = d && typeof d === 'object' ? declarationFromTable(d as unknown as Record<string, unknown>) : null;
+        const e = decl ? entityFromDeclaration(decl, 'overlay') : null;
         if (e) e.audit = { created_at: d.registered_at, updated_at: d.updated_at, source: `registered by ${d.registered_by}` };
         return e;
       })

@@ -1,5 +1,6 @@
 import { JsonStore } from '../state/json-store.js';
 import type { EntityDeclaration } from './declaration.js';
+import { isRelationshipKind } from './kinds.js';
 import { relationshipKey, type Relationship } from './model.js';
 
 export interface OverlayEntity extends EntityDeclaration {
@@ -33,8 +34,12 @@ function revive(raw: unknown): OverlayFile {
   const r = raw as Partial<OverlayFile>;
   if (!r || typeof r !== 'object' || Array.isArray(r)) throw new Error('expected an object');
   const entities = r.entities && typeof r.entities === 'object' && !Array.isArray(r.entities) ? r.entities : {};
-  const tags = r.tags && typeof r.tags === 'object' && !Array.isArray(r.tags) ? r.tags : {};
-  const relationships = Array.isArray(r.relationships) ? r.relationships.filter((x) => x && typeof x.from_id === 'string' && typeof x.to_id === 'string' && typeof x.kind === 'string') : [];
+  const strs = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const tags: Record<string, TagEdits> = {};
+  if (r.tags && typeof r.tags === 'object' && !Array.isArray(r.tags)) {
+    for (const [id, edit] of Object.entries(r.tags as Record<string, Partial<TagEdits> | null>)) tags[id] = { added: strs(edit?.added), removed: strs(edit?.removed) };
+  }
+  const relationships = Array.isArray(r.relationships) ? r.relationships.filter((x) => x && typeof x.from_id === 'string' && typeof x.to_id === 'string' && typeof x.kind === 'string' && isRelationshipKind(x.kind)) : [];
   return { overlay_version: Number.isSafeInteger(r.overlay_version) ? r.overlay_version! : 0, entities, tags, relationships };
 }
 

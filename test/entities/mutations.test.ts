@@ -275,3 +275,30 @@ describe('entity mutations: register, tag, relate, sync (Provision role)', () =>
     expect(saved).toMatchObject({ overlay_version: 1, entities: { 'ops-room': { id: 'ops-room', entity_type: 'command_center', registered_by: 'env-default' } } });
   });
 });
+
+describe('entity overlay file', () => {
+  it('survives a hand-edited overlay with wrong types: bad entries are skipped, good ones kept', async () => {
+    const stateDir = tempDir();
+    fs.writeFileSync(
+      path.join(stateDir, 'entity-overlays.json'),
+      JSON.stringify({
+        overlay_version: 'seven',
+        entities: {
+          bad: { id: 5 },
+          odd: { id: 'odd', entity_type: 'robot', labels: 'not-a-list', metadata: { shift: 2, ok: true, nested: { x: 1 } }, location: { coordinates: { lat: 59.3, floor: 2 } } },
+        },
+        tags: { odd: { added: 'x', removed: [1, 'gone'] } },
+        relationships: [{ from_id: 'odd' }, { from_id: 'odd', to_id: 'insp-01', kind: 'befriends' }, { from_id: 'odd', to_id: 'insp-01', kind: 'reports_to' }],
+      }),
+    );
+    const a = await entityAgent({ stateDir });
+    running.push(a);
+    const odd = (await a.json('/v1/entities/odd')).body.entity;
+    expect(odd).toMatchObject({ entity_type: 'robot', metadata: { shift: '2', ok: 'true' }, location: { coordinates: { lat: 59.3, floor: 2 } } });
+    expect(odd.labels).toEqual(['not-a-list']); // a lone string reads as one label
+    expect((await a.json('/v1/entities/odd/relationships')).body.relationships).toEqual([{ from_id: 'odd', to_id: 'insp-01', kind: 'reports_to' }]);
+    expect((await a.json('/v1/entities/bad')).status).toBe(404);
+    // The next change starts the version afresh and rewrites a clean file.
+    expect((await post(a, '/v1/entities/odd/tags', ADMIN, { add: ['fixed'] })).body).toMatchObject({ overlay_version: 1, entity: { tags: ['fixed'] } });
+  });
+});
