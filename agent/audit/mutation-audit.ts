@@ -11,13 +11,16 @@ export const API_MUTATION = 'control_center.api.mutation';
 /** Mutations made through a gRPC RPC (api-behaviour §13.3). */
 export const GRPC_MUTATION = 'control_center.grpc.mutation';
 
-/** Platform events that are facts about configuration and readiness, kept in the audit chain too. */
+/** Platform events that are facts about configuration, health and readiness, kept in the audit chain too. */
 const AUDITED_EVENTS = new Set<PlatformEventName>([
   'EntityCreated',
   'EntityUpdated',
   'EntityDeleted',
   'EntityTagged',
   'EntityRelated',
+  'HealthChanged',
+  'HealthCheckFailed',
+  'DegradedModeEntered',
   'ReadinessChanged',
   'ReadinessGateFailed',
   'SecretRotated',

@@ -20,7 +20,8 @@ export function parseInput<T>(schema: z.ZodType<T> | undefined, value: unknown, 
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const where = issue.path.length > 0 ? issue.path.join('.') : part;
-  if (issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(value, issue.path) === undefined) {
+  // An absent field reads "missing X" whatever rule it failed (a type, an enumeration, every branch of a union).
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'invalid_value') && issue.path.length > 0 && valueAt(value, issue.path) === undefined) {
     throw badRequest(`missing ${where}`);
   }
   throw badRequest(`invalid ${part === 'body' ? 'field' : 'query parameter'} '${where}': ${issue.message}`);

@@ -3,6 +3,7 @@ import { adminOperations } from './admin.js';
 import { auditOperations } from './audit.js';
 import { authOperations } from './auth.js';
 import { deviceOperations, halOperations } from './devices.js';
+import { entityOperations } from './entities.js';
 import { fleetOperations } from './fleet.js';
 import { metaOperations } from './meta.js';
 import { oidcOperations } from './oidc.js';
@@ -23,6 +24,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...deviceOperations,
   ...halOperations,
   ...fleetOperations,
+  ...entityOperations,
   ...sreOperations,
   ...programOperations,
   ...rpcOperations,

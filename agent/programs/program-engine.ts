@@ -20,6 +20,7 @@ import { ProgramRuntimeError } from './runtime/interpreter.js';
 import { isTracePath, loadProgram, loadTrace, resolveRequestFile } from './program-files.js';
 import type { ProgramQuery, ProgramRequest } from './program-request.js';
 import type { ProgramWorkspace } from './program-workspace.js';
+import type { ProgramFacts } from '../entities/program-facts.js';
 
 const VERSION = 'v1' as const;
 
@@ -161,6 +162,32 @@ export class ProgramEngine {
     const root = ws.config ? ws.projectRoot : ws.programPath ? path.dirname(ws.programPath) : ws.confineToRoot ? ws.projectRoot : ws.cwd;
     const limit = Math.min(200, Math.max(1, query.limit ?? 50));
     return { version: VERSION, ...listTraces(root, limit) };
+  }
+
+  /**
+   * What the entity registry reads of the `--program`: robots with their sensors, actuators and
+   * missions, and the mission plans. A program that no longer parses contributes nothing rather
+   * than breaking the registry; the program routes report its error.
+   */
+  programFacts(): ProgramFacts | null {
+    const file = this.workspace.programPath;
+    if (!file) return null;
+    let program;
+    try {
+      program = loadProgram(file);
+    } catch {
+      return null;
+    }
+    return {
+      file,
+      robots: program.robots.map((r) => ({
+        name: r.name,
+        sensors: r.sensors.map((s) => ({ name: s.name, type: s.type })),
+        actuators: r.actuators.map((a) => ({ name: a.name, type: a.type })),
+        missions: r.missions.map((m) => ({ name: m.name })),
+      })),
+      missionPlans: program.missionPlans.map((p) => ({ name: p.name })),
+    };
   }
 
   private knowledgePath(): string {

@@ -1,6 +1,7 @@
 import type { ProgramQuery, ProgramRequest } from './program-request.js';
 import type { ProgramWorkspace } from './program-workspace.js';
 import type { ProgramEngine } from './program-engine.js';
+import type { ProgramFacts } from '../entities/program-facts.js';
 
 type EngineMethod = {
   [K in keyof ProgramEngine]: ProgramEngine[K] extends (input: infer I) => unknown ? K : never;
@@ -19,11 +20,29 @@ export class ProgramService {
   constructor(readonly workspace: ProgramWorkspace) {}
 
   async run<K extends EngineMethod>(method: K, input: ProgramRequest & ProgramQuery): Promise<ReturnType<ProgramEngine[K]>> {
+    const engine = await this.load();
+    return (engine[method] as (i: unknown) => ReturnType<ProgramEngine[K]>).call(engine, input);
+  }
+
+  private async load(): Promise<ProgramEngine> {
     if (!this.engine) {
       engineModule ??= import('./program-engine.js');
       const { ProgramEngine } = await engineModule;
       this.engine ??= new ProgramEngine(this.workspace);
     }
-    return (this.engine[method] as (i: unknown) => ReturnType<ProgramEngine[K]>).call(this.engine, input);
+    return this.engine;
+  }
+
+  /**
+   * Loads the engine when the server has a `--program`, so `programFacts()` can answer. Callers that
+   * need the facts (the entity registry's operations) await this first; it is a no-op afterwards.
+   */
+  async prepareFacts(): Promise<void> {
+    if (this.workspace.programPath && !this.engine) await this.load();
+  }
+
+  /** Robots, sensors, actuators and missions of the server's `--program` (null without one). */
+  programFacts(): ProgramFacts | null {
+    return this.engine?.programFacts() ?? null;
   }
 }

@@ -12,6 +12,8 @@ import { DevicePool } from '../devices/device-pool.js';
 import { DeviceRegistry } from '../devices/device-registry.js';
 import { loadHalSettings } from '../devices/hal-settings.js';
 import { HealthMonitor } from '../devices/health-monitor.js';
+import { EntityService } from '../entities/entity-service.js';
+import type { ProgramFactsSource } from '../entities/program-facts.js';
 import { IncidentService } from '../incidents/incidents.js';
 import { EventBus } from '../events/event-bus.js';
 import { streamEventName } from '../events/platform-events.js';
@@ -45,6 +47,11 @@ export interface AgentOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
   log?: (line: string) => void;
+  /**
+   * Facts of the loaded program for the entity registry (robots, sensors, actuators, missions).
+   * Until the program parser is connected here the registry sees no program (`() => null`).
+   */
+  programFacts?: ProgramFactsSource;
 }
 
 export const DEFAULT_BIND = '127.0.0.1:8080';
@@ -101,6 +108,27 @@ export class Agent {
     deviceHub.register(mqttFactory(hal));
     deviceHub.register(serialFactory(hal));
     deviceHub.register(canFactory(hal));
+    const programs = new ProgramService({
+      projectRoot: project.projectRoot,
+      config: project.config,
+      programPath: project.programPath,
+      stateDir: settings.stateDir,
+      confineToRoot: true,
+      cwd,
+      devices: () => devices.list().map((d) => ({ id: d.id, logical_name: d.logical_name, type: d.device_type })),
+    });
+    const audit = new MutationAudit(settings.stateDir, settings.mutationAuditPath, settings.session.secret, bus, alerts, log);
+    const entities = await EntityService.open({
+      overlayFile: settings.entityOverlayPath,
+      config: project.config,
+      devices: () => devices.list(),
+      // Robots and missions of the --program (entity operations await programs.prepareFacts()).
+      programFacts: options.programFacts ?? (() => programs.programFacts()),
+      bus,
+      alerts: () => alerts.list(),
+      auditRecords: () => audit.chain.all(),
+      warn: (m) => log(`warning: ${m}`),
+    });
     const services: Services = {
       settings,
       startedAtMs: Date.now(),
@@ -115,23 +143,16 @@ export class Agent {
       hal,
       deviceHub,
       incidents: await IncidentService.open(settings.stateDir, alerts),
+      entities,
       credentials: new Credentials(
         await ApiKeyStore.open({ file: settings.apiKeysFile, pepper: settings.pepper, tenantId: settings.tenantId, envKey: settings.apiKey, log }),
         new SessionTokens({ ...settings.session, tenantId: settings.tenantId }),
       ),
       users: await UserDirectory.open(settings.stateDir, project.config?.humans ?? []),
       oidc: await OidcService.open({ stateDir: settings.stateDir, redirectUri: settings.oidc.redirectUri, log }),
-      audit: new MutationAudit(settings.stateDir, settings.mutationAuditPath, settings.session.secret, bus, alerts, log),
+      audit,
       rateLimiter: new RateLimiter(settings.rateLimitPerMinute),
-      programs: new ProgramService({
-        projectRoot: project.projectRoot,
-        config: project.config,
-        programPath: project.programPath,
-        stateDir: settings.stateDir,
-        confineToRoot: true,
-        cwd,
-        devices: () => devices.list().map((d) => ({ id: d.id, logical_name: d.logical_name, type: d.device_type })),
-      }),
+      programs,
       operations,
     };
     return new Agent(services, options, log);
@@ -225,6 +246,7 @@ export class Agent {
     await this.services.deviceHub.close();
     await this.services.devices.flush();
     await this.services.incidents.flush();
+    await this.services.entities.flush();
     await this.services.oidc.flush();
     await this.services.credentials.keys.flush();
   }

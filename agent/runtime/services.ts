@@ -4,6 +4,7 @@ import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
 import type { HalSettings } from '../devices/hal-settings.js';
+import type { EntityService } from '../entities/entity-service.js';
 import type { IncidentService } from '../incidents/incidents.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { AlertService } from '../observability/alerts.js';
@@ -44,6 +45,8 @@ export interface Services {
   /** Live HAL attachments: what devices say arrives here; commands and firmware go out from here. */
   deviceHub: DeviceHub;
   incidents: IncidentService;
+  /** The entity registry: every source's entities as one graph, plus the operator's overlay. */
+  entities: EntityService;
   /** API keys (`credentials.keys`) and session tokens (`credentials.sessions`). */
   credentials: Credentials;
   users: UserDirectory;

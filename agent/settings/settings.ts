@@ -45,6 +45,8 @@ export interface Settings {
   };
   /** Append-only JSONL copy of mutation audit records (`SVC_MUTATION_AUDIT_PATH`). */
   mutationAuditPath: string;
+  /** The entity registry's overlay file (`SVC_ENTITY_OVERLAY_PATH`). */
+  entityOverlayPath: string;
 }
 
 export class SettingsError extends Error {
@@ -84,6 +86,7 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
   const keysFile = text(env, 'SVC_API_KEYS_FILE');
   const pepper = text(env, 'SVC_API_KEY_PEPPER') ?? stateDirValue ?? DEFAULT_STATE_DIR;
   const auditPath = text(env, 'SVC_MUTATION_AUDIT_PATH');
+  const overlayPath = text(env, 'SVC_ENTITY_OVERLAY_PATH');
   const directory = text(env, 'SVC_OIDC_DIRECTORY_JSON');
   return {
     stateDir,
@@ -126,5 +129,6 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       directoryJson: directory ? path.resolve(cwd, directory) : null,
     },
     mutationAuditPath: auditPath ? path.resolve(cwd, auditPath) : path.join(stateDir, 'control-center-mutations.jsonl'),
+    entityOverlayPath: overlayPath ? path.resolve(cwd, overlayPath) : path.join(stateDir, 'entity-overlays.json'),
   };
 }

@@ -1,0 +1,23 @@
+/**
+ * What the entity registry needs to know about the loaded program. The program parser (a separate
+ * domain) fills this in; the registry never parses a program itself. Wire it through the
+ * `programFacts` dependency of `EntityService` (see `runtime/agent.ts`).
+ */
+export interface ProgramFacts {
+  /** The program file the facts come from (shown as the entities' source). */
+  file: string;
+  robots: ProgramRobot[];
+  /** Top-level `mission_plan` declarations. */
+  missionPlans: Array<{ name: string }>;
+}
+
+export interface ProgramRobot {
+  name: string;
+  sensors: Array<{ name: string; type: string }>;
+  actuators: Array<{ name: string; type: string }>;
+  /** `mission` blocks of the robot; an unnamed mission has name null. */
+  missions: Array<{ name: string | null }>;
+}
+
+/** Supplies the facts of the currently loaded program, or null when no program is loaded. */
+export type ProgramFactsSource = () => ProgramFacts | null;

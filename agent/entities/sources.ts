@@ -1,0 +1,371 @@
+/**
+ * Entities derived from the live sources: the resolved configuration, the device pool and the loaded
+ * program. Each function reads one source and returns entities and relationships; the graph merges
+ * them (and the operator's overlay) by id.
+ */
+import type { DeviceRecord } from '../devices/device-registry.js';
+import { isTable, type Table } from '../project/deep-merge.js';
+import type { ResolvedConfig } from '../project/resolve-config.js';
+import { declarationFromTable, entityFromDeclaration, locationOf, relationshipFromTable, stringMap } from './declaration.js';
+import { isBuiltinKind, kindOfDeviceType, type BuiltinKind, type LifecycleState, type RelationshipKind } from './kinds.js';
+import { newEntity, type Entity, type Relationship } from './model.js';
+import type { ProgramFacts } from './program-facts.js';
+
+export interface Derived {
+  entities: Entity[];
+  relationships: Relationship[];
+}
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined);
+const texts = (v: unknown): string[] => (Array.isArray(v) ? v.map(text).filter((x): x is string => x !== undefined) : typeof v === 'string' && v !== '' ? [v] : []);
+const tables = (v: unknown): Table[] => (Array.isArray(v) ? v.filter(isTable) : []);
+
+/** `"Yard Inspection"` → `yard-inspection` (organisation ids are `org:<slug>`). */
+export function slug(name: string): string {
+  return name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'project';
+}
+
+export const providerId = (name: string) => `provider:${name}`;
+export const packageId = (name: string) => `package:${name}`;
+export const missionId = (robot: string, mission: string | null) => `mission:${robot}:${mission ?? 'mission'}`;
+export const planId = (name: string) => `mission:${name}`;
+
+function kindOr(v: unknown, fallback: BuiltinKind): BuiltinKind {
+  const t = text(v)?.toLowerCase();
+  return t !== undefined && isBuiltinKind(t) ? t : fallback;
+}
+
+class Collector implements Derived {
+  entities: Entity[] = [];
+  relationships: Relationship[] = [];
+  add(e: Entity): Entity {
+    this.entities.push(e);
+    return e;
+  }
+  relate(from_id: string, kind: RelationshipKind, to_id: string, label?: string): void {
+    if (from_id === to_id) return;
+    this.relationships.push({ from_id, to_id, kind, ...(label ? { label } : {}) });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration
+
+/** Organisation, fleet, robots and their compute, providers, packages, facilities and zones, people, declared entities. */
+export function fromConfig(cfg: ResolvedConfig): Derived {
+  const c = new Collector();
+  const tree = cfg.tree;
+  const orgId = cfg.projectName ? `org:${slug(cfg.projectName)}` : null;
+  if (orgId) {
+    const org = c.add(newEntity(orgId, 'organization', false, 'config'));
+    org.name = cfg.projectName!;
+    if (cfg.projectVersion) org.version = cfg.projectVersion;
+    org.lifecycle_state = 'active';
+    org.metadata['project_root'] = cfg.projectRoot;
+  }
+
+  // Fleet and robots.
+  const fleet = isTable(tree['fleet']) ? tree['fleet'] : null;
+  const fleetId = cfg.fleetId;
+  if (fleetId) {
+    const f = c.add(newEntity(fleetId, 'fleet', false, 'config'));
+    if (text(fleet?.['name'])) f.name = text(fleet?.['name'])!;
+    f.lifecycle_state = 'active';
+    if (orgId) {
+      f.parent_id = orgId;
+      c.relate(orgId, 'owns', fleetId);
+    }
+  }
+  const robotTables = tables(fleet?.['robots']);
+  for (const robot of cfg.robots) {
+    if (robot.id === '') continue;
+    const raw = robotTables.find((t) => text(t['id']) === robot.id) ?? {};
+    const r = c.add(newEntity(robot.id, kindOr(raw['kind'], 'robot'), false, 'config'));
+    if (text(raw['name'])) r.name = text(raw['name'])!;
+    if (robot.model) r.model = robot.model;
+    if (text(raw['manufacturer'])) r.manufacturer = text(raw['manufacturer'])!;
+    if (robot.hardware_profile) r.metadata['hardware_profile'] = robot.hardware_profile;
+    r.capabilities = texts(raw['capabilities']);
+    r.labels = texts(raw['labels']);
+    r.tags = texts(raw['tags']);
+    r.lifecycle_state = 'active';
+    const loc = locationOf(raw['location']);
+    if (loc) r.location = loc;
+    if (isTable(raw['autonomy'])) r.autonomy = { ...raw['autonomy'] };
+    if (isTable(raw['governance'])) r.governance = { ...raw['governance'] };
+    if (fleetId) {
+      r.parent_id = fleetId;
+      c.relate(fleetId, 'contains', robot.id);
+    }
+    const place = text(raw['zone']) ?? text(raw['facility']) ?? loc?.zone_id;
+    if (place) c.relate(robot.id, 'located_in', place);
+    if (robot.compute?.id) {
+      const cpu = c.add(newEntity(robot.compute.id, 'compute', false, 'config'));
+      cpu.parent_id = robot.id;
+      if (robot.compute.serial) cpu.serial_number = robot.compute.serial;
+      if (robot.compute.type) cpu.metadata['compute_type'] = robot.compute.type;
+      cpu.lifecycle_state = 'active';
+      c.relate(robot.id, 'contains', robot.compute.id);
+      for (const d of robot.devices) if (d.id) c.relate(d.id, 'connected_to', robot.compute.id);
+    }
+  }
+
+  // Providers and packages.
+  const deps = isTable(tree['dependencies']) ? tree['dependencies'] : {};
+  for (const name of cfg.packages) {
+    const p = c.add(newEntity(packageId(name), 'package', false, 'config'));
+    p.name = name;
+    const spec = deps[name];
+    const version = text(spec) ?? (isTable(spec) ? text(spec['version']) : undefined);
+    if (version) p.version = version;
+    p.lifecycle_state = 'active';
+  }
+  const providers = isTable(tree['providers']) ? tree['providers'] : {};
+  for (const name of cfg.providers) {
+    const t = isTable(providers[name]) ? providers[name] : {};
+    const p = c.add(newEntity(providerId(name), 'provider', false, 'config'));
+    p.name = name;
+    p.lifecycle_state = 'active';
+    const pkg = text(t['package']);
+    if (pkg) {
+      p.package = pkg;
+      c.relate(providerId(name), 'depends_on', packageId(pkg));
+    }
+    p.metadata = stringMap(Object.fromEntries(Object.entries(t).filter(([k]) => k !== 'package')));
+  }
+
+  // Facilities, their zones and hazards: `[facilities.<id>]` tables or `[[facilities]]`.
+  const facilities = tree['facilities'];
+  const facilityTables: Array<[string, Table]> = isTable(facilities)
+    ? Object.entries(facilities).filter((kv): kv is [string, Table] => isTable(kv[1])).map(([k, t]) => [text(t['id']) ?? k, t])
+    : tables(facilities).flatMap((t) => (text(t['id']) ? [[text(t['id'])!, t] as [string, Table]] : []));
+  for (const [id, t] of facilityTables) {
+    const f = c.add(newEntity(id, kindOr(t['kind'] ?? t['type'], 'facility'), false, 'config'));
+    if (text(t['name'])) f.name = text(t['name'])!;
+    const loc = locationOf(t['location'] ?? t['address']);
+    if (loc) f.location = loc;
+    f.lifecycle_state = 'active';
+    f.capabilities = texts(t['capabilities']);
+    if (orgId) c.relate(orgId, 'owns', id);
+    const zones = isTable(t['zones'])
+      ? Object.entries(t['zones']).filter((kv): kv is [string, Table] => isTable(kv[1])).map(([k, z]) => [text(z['id']) ?? `${id}:${k}`, z] as [string, Table])
+      : tables(t['zones']).map((z, i) => [text(z['id']) ?? `${id}:zone-${i + 1}`, z] as [string, Table]);
+    for (const [zid, z] of zones) {
+      const zone = c.add(newEntity(zid, kindOr(z['kind'] ?? z['type'], 'zone'), false, 'config'));
+      if (text(z['name'])) zone.name = text(z['name'])!;
+      zone.parent_id = id;
+      zone.lifecycle_state = 'active';
+      zone.location = { zone_id: zid, ...(f.location?.name ? { name: f.location.name } : {}) };
+      c.relate(id, 'contains', zid);
+      for (const [i, h] of tables(z['hazards']).entries()) {
+        const hid = text(h['id']) ?? `${zid}:hazard-${i + 1}`;
+        const hazard = c.add(newEntity(hid, 'hazard', false, 'config'));
+        if (text(h['name'])) hazard.name = text(h['name'])!;
+        if (text(h['severity'])) hazard.metadata['severity'] = text(h['severity'])!;
+        hazard.parent_id = zid;
+        hazard.lifecycle_state = 'active';
+        c.relate(hid, 'located_in', zid);
+      }
+    }
+  }
+
+  // People.
+  for (const h of cfg.humans) {
+    if (h.id === '') continue;
+    const e = c.add(newEntity(h.id, 'human', false, 'config'));
+    if (h.name) e.name = h.name;
+    if (h.role) e.metadata['role'] = h.role;
+    if (h.email) e.metadata['email'] = h.email;
+    e.lifecycle_state = 'active';
+    const team = text(h.raw['team']);
+    if (team) {
+      const tid = `team:${team}`;
+      if (!c.entities.some((x) => x.id === tid)) {
+        const t = c.add(newEntity(tid, 'team', false, 'config'));
+        t.name = team;
+        t.lifecycle_state = 'active';
+      }
+      c.relate(h.id, 'belongs_to', tid);
+    }
+    for (const robot of texts(h.raw['robots'] ?? h.raw['supervises'])) c.relate(h.id, 'monitors', robot);
+  }
+
+  // Entities and relationships written straight into the configuration (or by a sync).
+  const declared = fromDeclarations(tree['entities'], tree['relationships']);
+  c.entities.push(...declared.entities);
+  c.relationships.push(...declared.relationships);
+  return c;
+}
+
+/** `[[entities]]` and `[[relationships]]` tables (a configuration layer, or the fragment a sync writes). */
+export function fromDeclarations(entities: unknown, relationships: unknown): Derived {
+  const out: Derived = { entities: [], relationships: [] };
+  for (const t of tables(entities)) {
+    const d = declarationFromTable(t);
+    const e = d ? entityFromDeclaration(d, 'config') : null;
+    if (e) out.entities.push(e);
+  }
+  for (const t of tables(relationships)) {
+    const r = relationshipFromTable(t);
+    if (r) out.relationships.push(r);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device pool
+
+function providerPackage(cfg: ResolvedConfig | null, provider: string | null): string | undefined {
+  const providers = cfg?.tree['providers'];
+  const entry = provider && isTable(providers) ? providers[provider] : undefined;
+  return isTable(entry) ? text(entry['package']) : undefined;
+}
+
+function securityOf(cfg: ResolvedConfig | null, id: string): Table | null {
+  const security = cfg?.tree['security'];
+  const devices = isTable(security) ? security['devices'] : undefined;
+  const entry = isTable(devices) ? devices[id] : undefined;
+  return isTable(entry) ? entry : null;
+}
+
+const DEVICE_LIFECYCLE: Record<string, LifecycleState> = {
+  discovered: 'discovered',
+  quarantined: 'suspended',
+  verified: 'verified',
+  assigned: 'assigned',
+  active: 'active',
+  healthy: 'active',
+  degraded: 'degraded',
+  offline: 'offline',
+  failed: 'offline',
+  retired: 'retired',
+};
+
+/** Every device of the pool (configured and discovered), bound to its robot, provider and failover group. */
+export function fromDevices(devices: readonly DeviceRecord[], cfg: ResolvedConfig | null): Derived {
+  const c = new Collector();
+  const raws = new Map((cfg?.devices ?? []).map((d) => [d.id, d.raw]));
+  const groups = new Map<string, DeviceRecord[]>();
+  for (const d of devices) {
+    const raw = raws.get(d.id) ?? {};
+    const e = c.add(newEntity(d.id, kindOr(raw['kind'], kindOfDeviceType(d.device_type)), false, 'device_pool'));
+    if (d.logical_name) e.name = d.logical_name;
+    if (text(raw['name'])) e.display_name = text(raw['name'])!;
+    if (d.serial) e.serial_number = d.serial;
+    if (d.firmware_version) e.firmware_version = d.firmware_version;
+    if (d.hardware_revision) e.hardware_revision = d.hardware_revision;
+    if (d.provider) e.provider = d.provider;
+    const pkg = text(raw['package']) ?? providerPackage(cfg, d.provider);
+    if (pkg) e.package = pkg;
+    if (text(raw['manufacturer'])) e.manufacturer = text(raw['manufacturer'])!;
+    if (text(raw['model'])) e.model = text(raw['model'])!;
+    e.capabilities = [...d.capabilities];
+    e.labels = [...new Set([d.device_type, ...texts(raw['labels'])])];
+    e.tags = texts(raw['tags']);
+    e.lifecycle_state = DEVICE_LIFECYCLE[d.lifecycle_state] ?? 'unknown';
+    const meta: Record<string, string | number | null> = {
+      device_type: d.device_type,
+      device_lifecycle: d.lifecycle_state,
+      device_health: d.health_status,
+      protocol: d.protocol,
+      transport: d.transport,
+      port: d.port,
+      bus: d.bus,
+      can_id: d.can_id,
+      mount: d.mount,
+      ip_address: d.ip_address,
+      endpoint_url: d.endpoint_url,
+      trust_level: d.trust_level,
+      trusted_by: d.trusted_by,
+      quarantine_reason: d.quarantine_reason,
+      redundant_group: d.redundant_group,
+      source: d.source,
+    };
+    for (const [k, v] of Object.entries(meta)) if (v !== null && v !== undefined && v !== '') e.metadata[k] = String(v);
+    if (d.security_identity || d.certificate_fingerprint) {
+      e.security = {
+        ...(d.security_identity ? { identity: d.security_identity } : {}),
+        certificates: d.certificate_fingerprint ? [d.certificate_fingerprint] : [],
+        permissions: [],
+      };
+    }
+    // `[security.devices.<id>]`: identity and an operator's verdict kept beside the device table.
+    const sec = securityOf(cfg, d.id);
+    if (sec) {
+      const identity = text(sec['identity']);
+      if (identity) e.security = { certificates: [], permissions: [], ...e.security, identity };
+      if (sec['trusted'] === true && !e.metadata['trust_level']) e.metadata['trust_level'] = 'trusted';
+      if (sec['trusted'] === false) e.metadata['trust_level'] = 'untrusted';
+      const encryption = text(sec['encryption']);
+      if (encryption && e.security) e.security.encryption = encryption;
+    }
+    const loc = locationOf(raw['location']);
+    if (loc) e.location = loc;
+    const robot = d.assigned_robot ?? d.robot_id;
+    if (robot) {
+      e.parent_id = robot;
+      c.relate(d.id, 'assigned_to', robot);
+    }
+    const place = text(raw['zone']) ?? loc?.zone_id;
+    if (place) c.relate(d.id, 'located_in', place);
+    if (d.provider) c.relate(d.id, 'depends_on', providerId(d.provider));
+    if (d.redundant_group) groups.set(d.redundant_group, [...(groups.get(d.redundant_group) ?? []), d]);
+    e.audit = {
+      ...(d.discovered_at_ms ? { created_at: new Date(d.discovered_at_ms).toISOString() } : {}),
+      updated_at: new Date(d.updated_at_ms).toISOString(),
+      source: d.source === 'config' ? 'configuration' : 'discovery',
+    };
+  }
+  // A failover group: every lower-priority device backs up the one just ahead of it.
+  for (const members of groups.values()) {
+    const ordered = [...members].sort((a, b) => (a.failover_priority ?? 1e9) - (b.failover_priority ?? 1e9) || a.id.localeCompare(b.id));
+    for (let i = 1; i < ordered.length; i++) c.relate(ordered[i]!.id, 'backs_up', ordered[i - 1]!.id);
+  }
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Program
+
+/** Robots, their sensors and actuators, and missions (linked by `participates_in`). */
+export function fromProgram(facts: ProgramFacts): Derived {
+  const c = new Collector();
+  for (const robot of facts.robots) {
+    if (!robot.name) continue;
+    const r = c.add(newEntity(robot.name, 'robot', false, 'program'));
+    r.metadata['program_file'] = facts.file;
+    r.capabilities = [...new Set([...robot.sensors.map((s) => s.type), ...robot.actuators.map((a) => a.type)].filter(Boolean))].sort();
+    r.lifecycle_state = 'provisioned';
+    for (const [list, fallback] of [[robot.sensors, 'sensor'], [robot.actuators, 'actuator']] as const) {
+      for (const part of list) {
+        const id = `${robot.name}:${part.name}`;
+        const byType = kindOfDeviceType(part.type);
+        const e = c.add(newEntity(id, fallback === 'sensor' ? (byType === 'device' || byType === 'actuator' ? 'sensor' : byType) : 'actuator', false, 'program'));
+        e.name = part.name;
+        e.parent_id = robot.name;
+        e.capabilities = part.type ? [part.type] : [];
+        e.labels = part.type ? [part.type] : [];
+        e.metadata['declared_in'] = facts.file;
+        e.lifecycle_state = 'provisioned';
+        c.relate(robot.name, 'contains', id);
+      }
+    }
+    for (const m of robot.missions) {
+      const id = missionId(robot.name, m.name);
+      const e = c.add(newEntity(id, 'mission', false, 'program'));
+      e.name = m.name ?? 'mission';
+      e.metadata['robot'] = robot.name;
+      e.metadata['declared_in'] = facts.file;
+      e.lifecycle_state = 'provisioned';
+      c.relate(robot.name, 'participates_in', id);
+    }
+  }
+  for (const plan of facts.missionPlans) {
+    const e = c.add(newEntity(planId(plan.name), 'mission', false, 'program'));
+    e.name = plan.name;
+    e.metadata['declared_in'] = facts.file;
+    e.metadata['mission_plan'] = 'true';
+    e.lifecycle_state = 'provisioned';
+  }
+  return c;
+}
