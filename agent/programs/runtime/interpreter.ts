@@ -11,24 +11,26 @@ import type {
   Loc,
   Program,
   RobotDecl,
-  SafetyRule,
   SensorDecl,
   Stmt,
   TaskDecl,
   TopicDecl,
 } from '../language/ast.js';
-import { BUILTINS, argument, numberArgument } from './builtins.js';
+import { actuate } from './actuators.js';
+import { BUILTINS, argument } from './builtins.js';
 import { DECISION_EVENT, DecisionEngine, decisionTraceFromEnv } from './decision-trees.js';
 import { ProgramRuntimeError } from './errors.js';
 import { evaluate, exprText, type ExpressionHost } from './expressions.js';
 import { RunMetrics } from './run-metrics.js';
-import { SafetyMonitor, type SafetyZone, type StopCondition } from './safety-monitor.js';
+import { SafetyMonitor } from './safety-monitor.js';
+import { buildSafetyMonitor, safetyRuleText } from './safety-rules.js';
 import { runScheduler, type SchedulerMode } from './scheduler.js';
-import { toMilliseconds, toSI } from './si-units.js';
+import { toMilliseconds } from './si-units.js';
 import { SimRobot, type SimSnapshot } from './sim-robot.js';
 import type { TraceFrame, TraceState } from './trace-file.js';
 import { TraceRecorder } from './trace-recorder.js';
 import { typeCheckProgram } from './type-check.js';
+import { listMethod, recordMethod, stringMethod } from './value-methods.js';
 import {
   ActuatorRef,
   CallableRef,
@@ -46,11 +48,10 @@ import {
 } from './values.js';
 
 export { ProgramRuntimeError } from './errors.js';
+export { safetyRuleText } from './safety-rules.js';
 
 export const DEFAULT_MAX_LOOP_ITERATIONS = 20;
 const MAX_CALL_DEPTH = 64;
-/** Motion calls: the safety monitor evaluates `stop_if` before each, and an e-stop blocks them. */
-const MOTION_METHODS = new Set(['drive', 'follow', 'move_to', 'set_thrust', 'hover', 'execute', 'set_velocity', 'forward', 'turn']);
 /** Fault names of `simulate_compatibility` that fail a simulated sensor type. */
 const SENSOR_FAULTS: Record<string, string> = { LidarFailure: 'Lidar', CameraFailure: 'Camera', ImuFailure: 'IMU', GpsFailure: 'GPS' };
 
@@ -202,45 +203,11 @@ export class Interpreter implements ExpressionHost {
       topicLastPublished: new Map(),
     };
     this.robot = context;
-    context.monitor = this.buildSafetyMonitor(robot, env);
+    context.monitor = buildSafetyMonitor(robot, (expr) => evaluate(expr, env, this));
     for (const topic of robot.topics) {
       this.metrics.topics.set(topic.name, { channel: topicChannel(topic), type: topic.type, published: 0, deadline_misses: 0 });
     }
     if (robot.modes.some((mode) => mode.name === 'normal')) this.enterMode('normal');
-  }
-
-  private buildSafetyMonitor(robot: RobotDecl, env: Environment): SafetyMonitor {
-    let maxSpeed: number | null = null;
-    let maxAngular: number | null = null;
-    const zones: SafetyZone[] = [];
-    const stops: StopCondition[] = [];
-    const num = (expr: Expr): number => {
-      const value = evaluate(expr, env, this);
-      if (typeof value !== 'number') throw new ProgramRuntimeError('runtime', `safety zone needs numbers, got ${describeValue(value)}`, expr.loc);
-      return value;
-    };
-    for (const rule of robot.safety) {
-      if (rule.kind === 'stop_if') {
-        const condition = rule.condition;
-        stops.push({ text: rule.text, test: () => truthy(evaluate(condition, env, this)) });
-      } else if (rule.kind !== 'zone') {
-        if (rule.kind === 'max_speed') maxSpeed = toSI(rule.value.value, rule.value.unit);
-        else maxAngular = toSI(rule.value.value, rule.value.unit);
-      } else if (rule.shape === 'circle') {
-        zones.push({ name: rule.name, shape: 'circle', x: num(rule.center[0]), y: num(rule.center[1]), radius: num(rule.radius), speedLimit: null });
-      } else {
-        zones.push({
-          name: rule.name,
-          shape: 'rect',
-          x: num(rule.center[0]),
-          y: num(rule.center[1]),
-          width: num(rule.size[0]),
-          height: num(rule.size[1]),
-          speedLimit: null,
-        });
-      }
-    }
-    return new SafetyMonitor({ maxSpeed, maxAngular, zones }, stops);
   }
 
   /** Entry point (§6): first behavior; else the first task, or the scheduler for several; else triggers. */
@@ -587,7 +554,9 @@ export class Interpreter implements ExpressionHost {
 
   callMethod(object: Value, method: string, args: ArgValue[], loc: Loc): Value {
     if (object instanceof SensorRef) return this.readSensor(object.decl);
-    if (object instanceof ActuatorRef) return this.actuate(object.decl, method, args, loc);
+    if (object instanceof ActuatorRef) {
+      return actuate({ backend: this.backend, monitor: this.current.monitor, latchEmergencyStop: (reason) => this.latchEmergencyStop(reason) }, object.decl, method, args, loc);
+    }
     if (object instanceof ModelRef) return this.inferMock(object.decl.name, method);
     if (object instanceof TopicRef) {
       this.publish(object.decl.name);
@@ -601,7 +570,7 @@ export class Interpreter implements ExpressionHost {
       return `${object.name}.${method}`;
     }
     if (object instanceof CallableRef) return this.callValue(object, args, loc);
-    if (isRecord(object)) return recordMethod(object, method, args, loc, this);
+    if (isRecord(object)) return recordMethod(object, method, args, loc, (callee, a, l) => this.callValue(callee, a, l));
     if (Array.isArray(object)) return listMethod(object, method, args);
     if (typeof object === 'string') return stringMethod(object, method, args);
     if (object === null) return null;
@@ -620,86 +589,6 @@ export class Interpreter implements ExpressionHost {
     this.metrics.providers.set('mock', entry);
     this.record('provider_call', { category: 'ai', failed: false, function: method, module: model, provider_key: 'mock' }, false);
     return { model, label: 'clear', confidence: 0.9, action: 'continue', proposal: true, validated: false };
-  }
-
-  /** Actuator method calls: stop_if first for motion, then clamp and dispatch to the simulator. */
-  private actuate(actuator: ActuatorDecl, method: string, args: ArgValue[], loc: Loc): Value {
-    const { monitor } = this.current;
-    const backend = this.backend;
-    const what = `${actuator.name}.${method}`;
-    if (MOTION_METHODS.has(method)) {
-      if (backend.emergencyStop) return null;
-      const triggered = monitor.triggeredStop();
-      if (triggered) {
-        this.latchEmergencyStop(`stop_if ${triggered.text}`);
-        return null;
-      }
-    }
-    switch (method) {
-      case 'drive':
-      case 'set_velocity': {
-        const wanted = {
-          linear: numberArgument(args, 'linear', 0, 0, loc, what),
-          angular: numberArgument(args, 'angular', 1, 0, loc, what),
-        };
-        const clamped = monitor.clampDrive(wanted.linear, wanted.angular, backend.pose);
-        backend.drive(clamped.linear, clamped.angular);
-        return null;
-      }
-      case 'stop':
-      case 'halt':
-        backend.stop();
-        return null;
-      case 'follow': {
-        const path = argument(args, 'path', 0);
-        const points = (Array.isArray(path) ? path : []).map((p) => ({
-          x: isRecord(p) && typeof p['x'] === 'number' ? p['x'] : 0,
-          y: isRecord(p) && typeof p['y'] === 'number' ? p['y'] : 0,
-        }));
-        const speed = monitor.clampSpeed(numberArgument(args, 'speed', 1, 0.5, loc, what), backend.pose);
-        backend.follow(points, speed);
-        return null;
-      }
-      case 'move_to': {
-        const first = argument(args, 'target', 0);
-        const source: ArgValue[] = isRecord(first)
-          ? Object.entries(first).map(([name, value]) => ({ name, value }))
-          : args;
-        backend.moveTo(
-          numberArgument(source, 'x', 0, backend.pose.x, loc, what),
-          numberArgument(source, 'y', 1, backend.pose.y, loc, what),
-          numberArgument(source, 'z', 2, backend.pose.z, loc, what),
-        );
-        return null;
-      }
-      case 'grip':
-      case 'close':
-        backend.grip();
-        return null;
-      case 'release':
-        backend.release();
-        return null;
-      case 'open':
-        backend.open();
-        return null;
-      case 'set_thrust':
-        backend.setThrust(numberArgument(args, 'thrust', 0, 0, loc, what));
-        return null;
-      case 'hover':
-        backend.hover();
-        return null;
-      case 'execute': {
-        const action = argument(args, 'action', 0) ?? null;
-        if (isRecord(action) && action['proposal'] === true && action['validated'] !== true) {
-          throw new ProgramRuntimeError('runtime', `${what}: an AI proposal must pass safety.validate() before execute`, loc);
-        }
-        backend.execute(isRecord(action) ? describeValue(action['action'] ?? null) : describeValue(action));
-        return null;
-      }
-      default:
-        backend.log(`${method}(${args.map((a) => describeValue(a.value)).join(', ')})`);
-        return null;
-    }
   }
 
   private functionRef(fn: FunctionDecl): CallableRef {
@@ -729,68 +618,3 @@ export function topicChannel(topic: TopicDecl): string {
   return topic.channel;
 }
 
-/** Readable safety rule text (§28): `max_speed = 1.2m/s`, `stop_if <tokens>`, `zone <tokens>`. */
-export function safetyRuleText(rule: SafetyRule): string {
-  if (rule.kind === 'stop_if') return `stop_if ${rule.text}`;
-  if (rule.kind === 'zone') return rule.text.startsWith('zone') ? rule.text : `zone ${rule.name} ${rule.text}`;
-  return `${rule.kind} = ${rule.value.text}`;
-}
-
-function recordMethod(record: RecordValue, method: string, args: ArgValue[], loc: Loc, host: Interpreter): Value {
-  const field = record[method];
-  if (field instanceof CallableRef) return host.callValue(field, args, loc);
-  switch (method) {
-    case 'is_ok':
-      return record['ok'] === true;
-    case 'is_err':
-      return record['ok'] === false;
-    case 'is_some':
-      return record['some'] === true;
-    case 'is_none':
-      return record['some'] === false;
-    case 'unwrap':
-      if (record['ok'] === false || record['some'] === false) throw new ProgramRuntimeError('runtime', 'unwrap on an empty value', loc);
-      return record['value'] ?? null;
-    case 'unwrap_or':
-      return record['ok'] === false || record['some'] === false ? (argument(args, 'default', 0) ?? null) : (record['value'] ?? null);
-    default:
-      return field ?? null;
-  }
-}
-
-function listMethod(list: Value[], method: string, args: ArgValue[]): Value {
-  switch (method) {
-    case 'len':
-    case 'length':
-      return list.length;
-    case 'push':
-      list.push(argument(args, 'value', 0) ?? null);
-      return null;
-    case 'first':
-      return list[0] ?? null;
-    case 'last':
-      return list[list.length - 1] ?? null;
-    case 'contains':
-      return list.some((item) => describeValue(item) === describeValue(argument(args, 'value', 0) ?? null));
-    default:
-      return null;
-  }
-}
-
-function stringMethod(text: string, method: string, args: ArgValue[]): Value {
-  switch (method) {
-    case 'len':
-    case 'length':
-      return text.length;
-    case 'contains':
-      return text.includes(describeValue(argument(args, 'value', 0) ?? ''));
-    case 'starts_with':
-      return text.startsWith(describeValue(argument(args, 'value', 0) ?? ''));
-    case 'to_upper':
-      return text.toUpperCase();
-    case 'to_lower':
-      return text.toLowerCase();
-    default:
-      return null;
-  }
-}
