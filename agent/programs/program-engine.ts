@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { badRequest } from '../core/errors.js';
+import { badRequest, notFound } from '../core/errors.js';
+import { resolveInsideProject } from '../project/project-paths.js';
 import type { AnalysisOptions } from './analysis/options.js';
 import { evaluateReadiness } from './analysis/readiness.js';
 import { verifyHardware } from './analysis/verify-hardware.js';
@@ -23,6 +24,14 @@ import type { ProgramWorkspace } from './program-workspace.js';
 import type { ProgramFacts } from '../entities/program-facts.js';
 
 const VERSION = 'v1' as const;
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** Recovery knowledge lives in the state directory (program-language §28), never the working directory. */
 export const RECOVERY_KNOWLEDGE_FILE = 'recovery_knowledge.json';
@@ -107,10 +116,12 @@ export class ProgramEngine {
   replay(req: ProgramRequest) {
     const file = resolveRequestFile(this.workspace, req.file, 'trace');
     if (!isTracePath(file)) throw badRequest(`replay needs a .trace file: ${req.file ?? file}`);
-    const trace = loadTrace(file);
+    let trace = loadTrace(file);
     const mode = req.playback === true ? 'playback' : req.deterministic === true ? 'deterministic' : 'inspect';
+    // Deterministic replay re-runs the trace's source program: find it here, under the same path rules as `file`.
+    if (mode === 'deterministic') trace = { ...trace, source: this.traceSource(trace.source, file) };
     try {
-      const replay = replayTrace(trace, { traceFile: file, mode, from: req.from, loadProgram: (p: string) => this.loadSourceProgram(p) });
+      const replay = replayTrace(trace, { traceFile: file, mode, from: req.from, loadProgram: (p: string) => loadProgram(p) });
       return { version: VERSION, file, replay };
     } catch (err) {
       if (err instanceof ProgramRuntimeError) throw badRequest(err.message);
@@ -118,12 +129,20 @@ export class ProgramEngine {
     }
   }
 
-  /** A trace's `source` names the program it came from; it must still be inside the project. */
-  private loadSourceProgram(sourcePath: string) {
-    const file = this.workspace.confineToRoot
-      ? resolveRequestFile({ ...this.workspace, cwd: this.workspace.projectRoot }, sourcePath, 'program')
-      : resolveRequestFile(this.workspace, sourcePath, 'program');
-    return loadProgram(file);
+  /**
+   * A trace's `source` as written (relative to the project root or the working directory), else
+   * relative to the trace's own directory, which is how traces are saved (§17). Remote callers
+   * stay inside the project root: a source leading out of it is a 400, whether or not it exists.
+   */
+  private traceSource(source: string, traceFile: string): string {
+    if (!source) throw badRequest(`trace has no source program: ${traceFile}`);
+    const base = this.workspace.confineToRoot ? this.workspace.projectRoot : this.workspace.cwd;
+    const candidates = [path.resolve(base, source), path.resolve(path.dirname(traceFile), source)];
+    for (const candidate of candidates) {
+      const checked = this.workspace.confineToRoot ? resolveInsideProject(this.workspace.projectRoot, candidate) : candidate;
+      if (isFile(checked)) return checked;
+    }
+    throw notFound(`program not found: ${source}`);
   }
 
   trust(query: ProgramQuery) {

@@ -1,9 +1,10 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { Status } from 'nice-grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathParams, type Operation } from '../../agent/core/operation.js';
 import { OPERATIONS } from '../../agent/operations/index.js';
-import { startAgent, type RunningAgent } from '../helpers/agent-harness.js';
+import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import { bearer, callUnary, connectGrpc, type GrpcTestClient } from '../helpers/grpc-client.js';
 
 /**
@@ -38,6 +39,22 @@ async function restJson(a: RunningAgent, method: string, p: string, body?: unkno
 // In this order PatchDevice quarantines sentinel-gps, so DeviceAssign of it and DeviceQuarantine of
 // the configured air probe answer 409 — which checks conflict ↔ FAILED_PRECONDITION on the way.
 const FIXTURES: Record<string, Fixture> = {
+  // Entities and programs of the demo project (robot Sentinel from --program patrol.sd).
+  GetEntity: { fields: { entity_id: 'Sentinel' } },
+  GetEntityHealth: { fields: { entity_id: 'Sentinel' } },
+  GetEntityReadiness: { fields: { entity_id: 'Sentinel' } },
+  GetEntityTrust: { fields: { entity_id: 'Sentinel' } },
+  GetEntityAutonomy: { fields: { entity_id: 'Sentinel' } },
+  GetEntityRelationships: { fields: { entity_id: 'mission:Sentinel:Patrol' } },
+  VerifyEntity: { fields: { entity_id: 'Sentinel', body_json: '{}' } },
+  TagEntity: { fields: { entity_id: 'Sentinel', body_json: JSON.stringify({ add: ['parity'] }) } },
+  RegisterEntity: { fields: { body_json: JSON.stringify({ id: 'parity-dock', entity_type: 'facility', name: 'Parity dock' }) } },
+  RelateEntities: { fields: { body_json: JSON.stringify({ from_id: 'Sentinel', to_id: 'mission:NightRound', kind: 'participates_in' }) } },
+  EvaluateProgramReadiness: { fields: { body_json: JSON.stringify({ file: 'programs/dock.sd', all_targets: true }) } },
+  VerifyProgramCapabilities: { fields: { body_json: JSON.stringify({ traceability: true }) } },
+  RunProgramSimulation: { fields: { body_json: JSON.stringify({ execute: true }) } },
+  GetTrustProgram: { fields: { query: 'file=programs/patrol.sd' } },
+  GetProgramSource: { fields: { query: 'file=programs/dock.sd' } },
   GetDevice: { fields: { device_id: 'sentinel-imu' } },
   PatchDevice: { fields: { device_id: 'sentinel-gps', body_json: JSON.stringify({ lifecycle_state: 'quarantined', override: true }) } },
   DeviceTrust: { fields: { device_id: 'sentinel-gps' } },
@@ -137,6 +154,8 @@ function normalise(value: unknown, a: RunningAgent): unknown {
       return v
         .split(a.stateDir)
         .join('<state>')
+        .split(projectRoots.get(a) ?? a.stateDir)
+        .join('<project>')
         .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, '<time>')
         .replace(/\d{13}/g, '<ms>');
     }
@@ -162,13 +181,19 @@ let grpcAgent: RunningAgent;
 let jsonrpc: RunningAgent;
 let g: GrpcTestClient;
 
+/** Project directory of each agent: every agent gets its own copy, since some RPCs write to it (SyncEntities). */
+const projectRoots = new Map<RunningAgent, string>();
+
 async function demoAgent(extraEnv: Record<string, string> = {}) {
+  const project = tempDir('svc-parity-project-');
+  fs.cpSync(DEMO, project, { recursive: true });
   const a = await startAgent({
     env: { SVC_API_KEY: ADMIN, ...extraEnv },
-    configPath: path.join(DEMO, 'svc.toml'),
-    programPath: path.join(DEMO, 'programs/patrol.sd'),
+    configPath: path.join(project, 'svc.toml'),
+    programPath: path.join(project, 'programs/patrol.sd'),
     grpcBind: '127.0.0.1:0',
   });
+  projectRoots.set(a, project);
   a.agent.services.credentials.addVerifier((t) =>
     t === AUDITOR ? { key_id: 'auditor-key', role: 'auditor', tenant_id: a.agent.services.settings.tenantId, auth_kind: 'api_key', user_id: null } : null,
   );
@@ -237,10 +262,10 @@ describe('REST ↔ gRPC ↔ JSON-RPC parity, generated from the operation table'
         }
       } else {
         expect(gr.status, `${name}: gRPC status for REST ${r.status} ${JSON.stringify(r.envelope)}`).toBe(EXPECTED_STATUS[r.status]);
-        expect(gr.errorEnvelope, `${name}: gRPC error envelope`).toEqual(r.envelope);
+        expect(normalise(gr.errorEnvelope, grpcAgent), `${name}: gRPC error envelope`).toEqual(normalise(r.envelope, rest));
         if (j) {
           expect(j.status, `${name}: JSON-RPC status`).toBe(r.status);
-          expect(j.envelope, `${name}: JSON-RPC envelope`).toEqual(r.envelope);
+          expect(normalise(j.envelope, jsonrpc), `${name}: JSON-RPC envelope`).toEqual(normalise(r.envelope, rest));
         }
       }
       compared.push(`${name}:${r.ok ? 'ok' : r.status}`);

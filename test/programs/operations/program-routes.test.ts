@@ -162,6 +162,29 @@ describe('program routes', () => {
     expect(src.status).toBe(400);
   });
 
+  it('checks the source a trace names like any other path, and rejects malformed traces', async () => {
+    const write = (name: string, content: unknown) =>
+      fs.writeFileSync(path.join(root, 'programs', name), typeof content === 'string' ? content : JSON.stringify(content));
+    write('escape.trace', { version: 1, source: '../../../etc/hostname', deterministic: true, frames: [] });
+    write('absent.trace', { version: 1, source: 'gone.sd', deterministic: true, frames: [] });
+    write('junk.trace', '{"frames": 42');
+    write('shape.trace', { version: 1, source: 'patrol.sd', frames: [{ event: 'x' }] });
+    const escape = await agent.json('/v1/programs/replay', post({ file: 'programs/escape.trace', deterministic: true }));
+    expect(escape.status).toBe(400);
+    expect(escape.body.error).toContain('escapes the project root');
+    const absent = await agent.json('/v1/programs/replay', post({ file: 'programs/absent.trace', deterministic: true }));
+    expect(absent.status).toBe(404);
+    expect(absent.body.error).toBe('program not found: gone.sd');
+    for (const name of ['junk.trace', 'shape.trace']) {
+      const r = await agent.json('/v1/programs/replay', post({ file: `programs/${name}` }));
+      expect(r.status, name).toBe(400);
+      expect(r.body.error, name).toMatch(/^invalid trace /);
+    }
+    const notTrace = await agent.json('/v1/programs/replay', post({ file: 'programs/patrol.sd' }));
+    expect(notTrace.status).toBe(400);
+    expect(notTrace.body.error).toBe('replay needs a .trace file: programs/patrol.sd');
+  });
+
   it('rejects malformed JSON and wrongly typed flags with 400', async () => {
     const bad = await agent.fetch('/v1/programs/readiness', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"file":' });
     expect(bad.status).toBe(400);
