@@ -5,4 +5,5 @@ export { joinTokens, joinCondition, isDottedName } from './token-join.js';
 export { ProgramSyntaxError, type SyntaxErrorKind } from './syntax-error.js';
 export * from './units.js';
 export type * from './ast.js';
-export { parseProgram, emptyProgram } from './parser.js';
+export { parseProgram } from './parser.js';
+export { emptyProgram, emptyRobot } from './empty.js';

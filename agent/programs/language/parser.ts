@@ -6,6 +6,7 @@
  */
 
 import type { GenericDecl, Program } from './ast.js';
+import { emptyProgram } from './empty.js';
 import {
   parseAnomalyDetector,
   parseAnomalyHandler,
@@ -41,48 +42,6 @@ import { parseRobot } from './robot.js';
 import { TokenCursor, describe } from './token-cursor.js';
 import { genericDecl, scanDeclarationEnd, strictOrTolerant } from './tolerant.js';
 
-export function emptyProgram(file: string): Program {
-  return {
-    file,
-    module: null,
-    imports: [],
-    robots: [],
-    hardware: [],
-    deploys: [],
-    fleets: [],
-    simulateFaults: [],
-    requiresHardware: null,
-    requiresNetwork: null,
-    requiresConnectivity: null,
-    certifications: [],
-    functions: [],
-    healthChecks: [],
-    healthPolicies: [],
-    requiresCapabilities: [],
-    killSwitches: [],
-    recoveryPolicies: [],
-    continuityPolicies: [],
-    mitigations: [],
-    decisionTrees: [],
-    offlinePolicies: [],
-    missionPlans: [],
-    operatingModes: [],
-    assuranceCases: [],
-    knowledgeModels: [],
-    stateEstimators: [],
-    anomalyDetectors: [],
-    anomalyHandlers: [],
-    prognostics: [],
-    resiliencePolicies: [],
-    safetyZones: [],
-    geofences: [],
-    connectivityPolicies: [],
-    tamperPolicies: [],
-    policies: [],
-    faultHandlers: [],
-    generic: [],
-  };
-}
 
 export function parseProgram(source: string, file: string): Program {
   const c = new TokenCursor(tokenize(source, file), source, file);

@@ -40,6 +40,7 @@ import { describe } from './token-cursor.js';
 import { joinCondition, joinTokens } from './token-join.js';
 import { committed, genericDecl, strictOrTolerant } from './tolerant.js';
 import { toHours } from './units.js';
+import { emptyRobot } from './empty.js';
 
 function endMember(c: TokenCursor, what: string): void {
   if (!c.eat(';')) c.fail(`expected ';' after ${what}, found ${describe(c.tok)}`);
@@ -49,41 +50,8 @@ export function parseRobot(c: TokenCursor): RobotDecl {
   const start = c.pos;
   const loc = c.loc();
   c.expect('robot', '');
-  const robot: RobotDecl = {
-    name: c.ident("for the robot after 'robot'"),
-    doc: c.docBefore(start),
-    sensors: [],
-    actuators: [],
-    aiModels: [],
-    topics: [],
-    buses: [],
-    usesHardware: [],
-    exposes: [],
-    safety: [],
-    missions: [],
-    behaviors: [],
-    tasks: [],
-    modes: [],
-    watchdogs: [],
-    twins: [],
-    observe: [],
-    verify: [],
-    triggers: [],
-    pipelines: [],
-    stateMachines: [],
-    agents: [],
-    killSwitches: [],
-    healthChecks: [],
-    peers: [],
-    hasPermissions: false,
-    requiresHardware: null,
-    requiresNetwork: null,
-    requiresConnectivity: null,
-    localDecisionAuthority: [],
-    requiresCentralApproval: [],
-    generic: [],
-    loc,
-  };
+  const name = c.ident("for the robot after 'robot'");
+  const robot: RobotDecl = { ...emptyRobot(name, loc), doc: c.docBefore(start) };
   const open = c.pos;
   c.expect('{', `to open robot '${robot.name}'`);
   const close = c.match[open]!;

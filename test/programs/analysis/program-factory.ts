@@ -2,6 +2,7 @@
  * Builds `Program` objects directly (every list present and empty unless given), so the analyses
  * can be tested without the parser.
  */
+import { emptyProgram, emptyRobot } from '../../../agent/programs/language/empty.js';
 import type {
   ActuatorDecl,
   HardwareProfileDecl,
@@ -27,86 +28,11 @@ export function q(text: string): Quantity {
 }
 
 export function program(overrides: Partial<Program> = {}): Program {
-  return {
-    file: 'test.sd',
-    module: null,
-    imports: [],
-    robots: [],
-    hardware: [],
-    deploys: [],
-    fleets: [],
-    simulateFaults: [],
-    requiresHardware: null,
-    requiresNetwork: null,
-    requiresConnectivity: null,
-    certifications: [],
-    functions: [],
-    healthChecks: [],
-    healthPolicies: [],
-    requiresCapabilities: [],
-    killSwitches: [],
-    recoveryPolicies: [],
-    continuityPolicies: [],
-    mitigations: [],
-    decisionTrees: [],
-    offlinePolicies: [],
-    missionPlans: [],
-    operatingModes: [],
-    assuranceCases: [],
-    knowledgeModels: [],
-    stateEstimators: [],
-    anomalyDetectors: [],
-    anomalyHandlers: [],
-    prognostics: [],
-    resiliencePolicies: [],
-    safetyZones: [],
-    geofences: [],
-    connectivityPolicies: [],
-    tamperPolicies: [],
-    policies: [],
-    faultHandlers: [],
-    generic: [],
-    ...overrides,
-  };
+  return { ...emptyProgram('test.sd'), ...overrides };
 }
 
 export function robot(name: string, overrides: Partial<RobotDecl> = {}): RobotDecl {
-  return {
-    name,
-    doc: null,
-    sensors: [],
-    actuators: [],
-    aiModels: [],
-    topics: [],
-    buses: [],
-    usesHardware: [],
-    exposes: [],
-    safety: [],
-    missions: [],
-    behaviors: [],
-    tasks: [],
-    modes: [],
-    watchdogs: [],
-    twins: [],
-    observe: [],
-    verify: [],
-    triggers: [],
-    pipelines: [],
-    stateMachines: [],
-    agents: [],
-    killSwitches: [],
-    healthChecks: [],
-    peers: [],
-    hasPermissions: false,
-    requiresHardware: null,
-    requiresNetwork: null,
-    requiresConnectivity: null,
-    localDecisionAuthority: [],
-    requiresCentralApproval: [],
-    generic: [],
-    loc: at(),
-    ...overrides,
-  };
+  return { ...emptyRobot(name, at()), ...overrides };
 }
 
 export const sensor = (name: string, type: string, source: string | null = null): SensorDecl => ({ name, type, source, loc: at() });

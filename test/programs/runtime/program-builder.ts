@@ -2,6 +2,7 @@
  * Builders for program models in runtime tests: a program is assembled from the AST directly so
  * the runtime can be tested independently of the parser.
  */
+import { emptyProgram, emptyRobot } from '../../../agent/programs/language/empty.js';
 import type { Arg, BehaviorDecl, BinaryOp, Expr, Program, RobotDecl, SafetyRule, Stmt, TaskDecl } from '../../../agent/programs/language/ast.js';
 
 export const at = { line: 1, column: 1 };
@@ -81,87 +82,18 @@ export function stopIf(condition: Expr, text: string): SafetyRule {
 
 export function robot(name: string, parts: Partial<RobotDecl> = {}): RobotDecl {
   return {
-    name,
-    doc: null,
+    ...emptyRobot(name, at),
     sensors: [
       { name: 'lidar', type: 'Lidar', source: null, loc: at },
       { name: 'imu', type: 'IMU', source: null, loc: at },
       { name: 'gps', type: 'GPS', source: null, loc: at },
     ],
     actuators: [{ name: 'wheels', type: 'DifferentialDrive', loc: at }],
-    aiModels: [],
     topics: [{ name: 'status', type: 'Status', direction: 'publish', channel: '/rover/status', qos: {}, loc: at }],
-    buses: [],
-    usesHardware: [],
-    exposes: [],
-    safety: [],
-    missions: [],
-    behaviors: [],
-    tasks: [],
-    modes: [],
-    watchdogs: [],
-    twins: [],
-    observe: [],
-    verify: [],
-    triggers: [],
-    pipelines: [],
-    stateMachines: [],
-    agents: [],
-    killSwitches: [],
-    healthChecks: [],
-    peers: [],
-    hasPermissions: false,
-    requiresHardware: null,
-    requiresNetwork: null,
-    requiresConnectivity: null,
-    localDecisionAuthority: [],
-    requiresCentralApproval: [],
-    generic: [],
-    loc: at,
     ...parts,
   };
 }
 
 export function program(robots: RobotDecl[], parts: Partial<Program> = {}): Program {
-  return {
-    file: 'test.sd',
-    module: null,
-    imports: [],
-    robots,
-    hardware: [],
-    deploys: [],
-    fleets: [],
-    simulateFaults: [],
-    requiresHardware: null,
-    requiresNetwork: null,
-    requiresConnectivity: null,
-    certifications: [],
-    functions: [],
-    healthChecks: [],
-    healthPolicies: [],
-    requiresCapabilities: [],
-    killSwitches: [],
-    recoveryPolicies: [],
-    continuityPolicies: [],
-    mitigations: [],
-    decisionTrees: [],
-    offlinePolicies: [],
-    missionPlans: [],
-    operatingModes: [],
-    assuranceCases: [],
-    knowledgeModels: [],
-    stateEstimators: [],
-    anomalyDetectors: [],
-    anomalyHandlers: [],
-    prognostics: [],
-    resiliencePolicies: [],
-    safetyZones: [],
-    geofences: [],
-    connectivityPolicies: [],
-    tamperPolicies: [],
-    policies: [],
-    faultHandlers: [],
-    generic: [],
-    ...parts,
-  };
+  return { ...emptyProgram('test.sd'), robots, ...parts };
 }
