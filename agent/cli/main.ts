@@ -29,6 +29,7 @@ function usage(): string {
     '  svc control-center api-key generate [--export]',
     '  svc check FILE.sd... [--json]                        parse and static checks (exit 2 on a parse error)',
     '  svc readiness|assure|diagnose|heal|verify|sim|replay|trust|explain FILE [--json] [--config svc.toml] [--target HW]',
+    '  svc run FILE.sd [--verbose] [svc sim options]           simulation with 10 loop iterations (20 with --verbose)',
     '      (program commands: exit 0 ready/passed, 1 not, 2 usage or parse error; see docs/programs.md)',
     '  svc <command> [args] [--field value ...] [--body JSON] [--config svc.toml] [--program file.sd] [--url URL]',
     '',
@@ -81,6 +82,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (words[0] === 'check') {
       const { checkCommand } = await import('./check-command.js');
       return await runProgram(async () => checkCommand(words.slice(1), options));
+    }
+    // `svc run F` = `svc sim F` with 10 loop iterations (program-language §24.1, §29).
+    if (words[0] === 'run') {
+      const { runRunCommand } = await import('./program-command.js');
+      return await runProgram(() => runRunCommand(words.slice(1), options));
     }
     const found = findOperation(OPERATIONS, words);
     if (!found) throw new UsageError(`unknown command '${words.join(' ')}' (try 'svc help')`);

@@ -20,8 +20,20 @@ const BOOLEAN_FLAGS = new Set([
   'playback',
   'decision-trace',
   'explain',
+  'markdown',
+  'html',
+  'metrics-json',
+  'verbose',
 ]);
-const VALUE_FLAGS = new Set(['target', 'config', 'from', 'mode', 'file', 'limit', 'trace-out']);
+const VALUE_FLAGS = new Set(['target', 'config', 'from', 'mode', 'file', 'limit', 'trace-out', 'inject-failure']);
+/** Flags that choose the output, not the request. */
+const OUTPUT_FLAGS = new Set(['json', 'markdown', 'html', 'metrics-json']);
+/** Flags that only the local CLI passes on (LocalProgramRequest), or that only shape the run here. */
+const LOCAL_FLAGS = new Set(['config', 'file', 'trace-out', 'inject-failure', 'verbose']);
+
+/** `svc run` iterations (§24.1): 10, or 20 with --verbose. */
+export const RUN_MAX_LOOP_ITERATIONS = 10;
+const RUN_VERBOSE_MAX_LOOP_ITERATIONS = 20;
 
 /** CLI flag → request field (program-language §29 spellings). */
 const FLAG_FIELDS: Record<string, string> = {
@@ -42,7 +54,13 @@ export interface ProgramCliOutcome {
  * given, else the first `svc.toml` above the file), runs the same ProgramService method as the
  * REST route, and prints JSON (`--json`) or the text form of §29. Exit 0 ready/passed, 1 not.
  */
-export async function runProgramCommand(spec: ProgramOperationSpec, positional: readonly string[], options: Map<string, string | true>, cwd = process.cwd()): Promise<ProgramCliOutcome> {
+export async function runProgramCommand(
+  spec: ProgramOperationSpec,
+  positional: readonly string[],
+  options: Map<string, string | true>,
+  cwd = process.cwd(),
+  local: { maxLoopIterations?: number } = {},
+): Promise<ProgramCliOutcome> {
   const files = [...positional];
   const flags = new Map<string, string | true>();
   for (const [name, value] of options) {
@@ -69,11 +87,50 @@ export async function runProgramCommand(spec: ProgramOperationSpec, positional: 
   if (needsFile && files.length !== 1) {
     throw new UsageError(`'svc ${spec.cli.join(' ')}' takes one file (got ${files.length ? files.join(' ') : 'none'})`);
   }
+  const outputs = [...OUTPUT_FLAGS].filter((f) => flags.has(f));
+  if (outputs.length > 1) throw new UsageError(`choose one output: ${outputs.map((f) => `--${f}`).join(' or ')}`);
+  if ((flags.has('markdown') || flags.has('html')) && spec.id !== 'evaluateProgramReadiness') {
+    throw new UsageError(`--markdown and --html are readiness outputs ('svc readiness F --markdown')`);
+  }
+  const simulation = spec.id === 'runProgramSimulation';
+  for (const name of ['metrics-json', 'trace-out', 'inject-failure', 'verbose']) {
+    if (flags.has(name) && !simulation) throw new UsageError(`--${name} is an option of 'svc sim' and 'svc run'`);
+  }
   const file = files[0] ? path.resolve(cwd, files[0]) : null;
   const workspace = cliWorkspace(file, flags.get('config') as string | undefined, cwd);
   const request = toRequest(spec, flags, file);
-  const body = await spec.run(new ProgramService(workspace), request as never);
-  return presentProgramResult(spec.id, body, { json: flags.has('json') });
+  const service = new ProgramService(workspace);
+  let body: unknown;
+  if (simulation) {
+    // CLI-only parts of a simulation (never accepted from a remote body).
+    const traceOut = flags.get('trace-out');
+    if (typeof traceOut === 'string') request['trace_out'] = path.resolve(cwd, traceOut);
+    const failure = flags.get('inject-failure');
+    if (typeof failure === 'string') request['inject_failure'] = failure;
+    if (local.maxLoopIterations !== undefined) request['max_loop_iterations'] = local.maxLoopIterations;
+    body = await service.run('simulateLocal', request as never);
+  } else if (spec.id === 'evaluateProgramReadiness' && (flags.has('runtime') || flags.has('inject-health-faults'))) {
+    // `--runtime` (implied by `--inject-health-faults`) runs the program and folds its health in (§8, §29).
+    body = await service.run('readinessWithRuntime', request as never);
+  } else {
+    body = await spec.run(service, request as never);
+  }
+  return presentProgramResult(spec.id, body, {
+    json: flags.has('json'),
+    markdown: flags.has('markdown'),
+    html: flags.has('html'),
+    metricsJson: flags.has('metrics-json'),
+  });
+}
+
+/**
+ * `svc run FILE [--verbose] [sim options]`: the simulation with 10 loop iterations (20 with
+ * `--verbose`), program-language §24.1 and §29.
+ */
+export async function runRunCommand(positional: readonly string[], options: Map<string, string | true>, cwd = process.cwd()): Promise<ProgramCliOutcome> {
+  const spec = PROGRAM_OPERATION_SPECS.find((s) => s.id === 'runProgramSimulation')!;
+  const verbose = options.has('verbose');
+  return runProgramCommand(spec, positional, options, cwd, { maxLoopIterations: verbose ? RUN_VERBOSE_MAX_LOOP_ITERATIONS : RUN_MAX_LOOP_ITERATIONS });
 }
 
 const EXPLAIN_MODES = new Set(['program', 'readiness', 'verify', 'safety', 'trace', 'decision']);
@@ -82,7 +139,7 @@ function toRequest(spec: ProgramOperationSpec, flags: Map<string, string | true>
   const req: Record<string, unknown> = {};
   if (file) req['file'] = file;
   for (const [name, value] of flags) {
-    if (name === 'json' || name === 'config' || name === 'file' || name === 'trace-out') continue;
+    if (OUTPUT_FLAGS.has(name) || LOCAL_FLAGS.has(name)) continue;
     const field = FLAG_FIELDS[name] ?? name.replace(/-/g, '_');
     req[field] = name === 'limit' ? Number(value) : value;
   }

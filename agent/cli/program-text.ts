@@ -85,6 +85,7 @@ const PRESENTERS: Record<string, Presenter> = {
         const p = r.state.pose;
         lines.push(`Final pose: x=${p.x} y=${p.y} theta=${p.theta}; emergency stop: ${r.state.emergency_stop}`);
       }
+      if (r?.health) lines.push(...healthLines(r.health));
       if (simulation.trace_path) lines.push(`Trace written to ${simulation.trace_path}`);
       return lines;
     },
@@ -143,10 +144,111 @@ const PRESENTERS: Record<string, Presenter> = {
   },
 };
 
-export function presentProgramResult(id: string, body: unknown, options: { json: boolean }): { stdout: string; exitCode: number } {
+/** What an injected run did (only shown when faults were injected). */
+function healthLines(health: Body): string[] {
+  const lines = [`Health: ${health.status}`];
+  for (const f of health.injected) lines.push(`  injected ${f.fault} on ${f.robot} (${f.status}, ${f.effect})`);
+  for (const a of health.policy_actions) lines.push(`  ${a.policy} on ${a.status}: ${a.action}${a.executed ? '' : ' (recorded)'}`);
+  for (const k of health.kill_switches) lines.push(`  kill switch ${k.name} fired on ${k.robot} (${k.fault})`);
+  for (const a of health.recovery) lines.push(`  recovery ${a.policy} on ${a.condition}: ${a.action}${a.executed ? '' : ' (recorded)'}`);
+  return lines;
+}
+
+export interface PresentOptions {
+  json: boolean;
+  /** Readiness: a Markdown report (§9.11, §29). */
+  markdown?: boolean;
+  /** Readiness: a standalone HTML report. */
+  html?: boolean;
+  /** Simulation: only `result.metrics`, pretty-printed. */
+  metricsJson?: boolean;
+}
+
+export function presentProgramResult(id: string, body: unknown, options: PresentOptions): { stdout: string; exitCode: number } {
   const presenter = PRESENTERS[id];
   if (!presenter) throw new Error(`no CLI presentation for ${id}`);
   const b = body as Body;
-  const stdout = options.json ? JSON.stringify(b, null, 2) : presenter.text(b).join('\n');
+  let stdout: string;
+  if (options.json) stdout = JSON.stringify(b, null, 2);
+  else if (options.metricsJson && id === 'runProgramSimulation') stdout = JSON.stringify(b.simulation.result?.metrics ?? null, null, 2);
+  else if (options.markdown && id === 'evaluateProgramReadiness') stdout = readinessMarkdown(b).join('\n');
+  else if (options.html && id === 'evaluateProgramReadiness') stdout = readinessHtml(b).join('\n');
+  else stdout = presenter.text(b).join('\n');
   return { stdout: `${stdout}\n`, exitCode: presenter.passed(b) ? 0 : 1 };
+}
+
+// -----------------------------------------------------------------------------------------------
+// Readiness reports for people: Markdown and HTML (verdict, score table, issues, runtime health)
+
+function fileLabel(file: string): string {
+  return file.split(/[\\/]/).pop() ?? file;
+}
+
+function verdictLine(report: Body): string {
+  return `Mission ready: ${yesNo(report.mission_ready)} — status ${report.status} — score ${report.score.total}/${report.score.maximum} (minimum ${report.policy.minimum_score})`;
+}
+
+function runtimeLine(runtime: Body): string {
+  if (!runtime.executed) return `Runtime: simulation failed (${runtime.error}) — health Failed`;
+  const faults = runtime.injected.map((f: Body) => `${f.fault} on ${f.robot} (${f.status})`).join(', ');
+  return `Runtime: simulated, health ${runtime.status}${faults ? `; injected ${faults}` : '; no faults injected'}; emergency stop: ${runtime.emergency_stop}`;
+}
+
+/** A Markdown table cell: pipes escaped, newlines flattened. */
+function mdCell(value: unknown): string {
+  return String(value ?? '').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+export function readinessMarkdown({ file, report }: Body): string[] {
+  const lines = [`# Readiness: ${fileLabel(file)}`, '', `**${verdictLine(report)}**`, ''];
+  lines.push(`- Target: ${report.target ?? 'none'}`, `- Robots: ${report.robots.length ? report.robots.join(', ') : 'none'}`);
+  if (report.runtime) lines.push(`- ${runtimeLine(report.runtime)}`);
+  lines.push('', '## Score', '', '| Factor | Score | Weight | Weighted |', '|---|---:|---:|---:|');
+  for (const f of report.score.factors) lines.push(`| ${mdCell(f.factor)} | ${f.score} | ${f.weight} | ${f.weighted} |`);
+  lines.push(`| **Total** | **${report.score.total}** | | |`, '', '## Issues', '');
+  if (report.issues.length === 0) lines.push('No issues.');
+  else {
+    lines.push('| Severity | Factor | Issue | Suggested action |', '|---|---|---|---|');
+    for (const i of report.issues) lines.push(`| ${i.severity} | ${mdCell(i.factor)} | ${mdCell(i.message)} | ${mdCell(i.suggested_action ?? '')} |`);
+  }
+  return lines;
+}
+
+function esc(value: unknown): string {
+  return String(value ?? '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+export function readinessHtml({ file, report }: Body): string[] {
+  const verdictClass = report.mission_ready ? 'ready' : 'not-ready';
+  const lines = [
+    '<!DOCTYPE html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<title>Readiness: ${esc(fileLabel(file))}</title>`,
+    '<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}td.num{text-align:right}.ready{color:#176f2c}.not-ready{color:#a11}</style>',
+    '</head>',
+    '<body>',
+    `<h1>Readiness: ${esc(fileLabel(file))}</h1>`,
+    `<p class="verdict ${verdictClass}"><strong>${esc(verdictLine(report))}</strong></p>`,
+    '<ul>',
+    `<li>Target: ${esc(report.target ?? 'none')}</li>`,
+    `<li>Robots: ${esc(report.robots.length ? report.robots.join(', ') : 'none')}</li>`,
+  ];
+  if (report.runtime) lines.push(`<li>${esc(runtimeLine(report.runtime))}</li>`);
+  lines.push('</ul>', '<h2>Score</h2>', '<table>', '<tr><th>Factor</th><th>Score</th><th>Weight</th><th>Weighted</th></tr>');
+  for (const f of report.score.factors) {
+    lines.push(`<tr><td>${esc(f.factor)}</td><td class="num">${f.score}</td><td class="num">${f.weight}</td><td class="num">${f.weighted}</td></tr>`);
+  }
+  lines.push(`<tr><th>Total</th><th class="num">${report.score.total}</th><th></th><th></th></tr>`, '</table>', '<h2>Issues</h2>');
+  if (report.issues.length === 0) lines.push('<p>No issues.</p>');
+  else {
+    lines.push('<table>', '<tr><th>Severity</th><th>Factor</th><th>Issue</th><th>Suggested action</th></tr>');
+    for (const i of report.issues) {
+      lines.push(`<tr><td>${esc(i.severity)}</td><td>${esc(i.factor)}</td><td>${esc(i.message)}</td><td>${esc(i.suggested_action ?? '')}</td></tr>`);
+    }
+    lines.push('</table>');
+  }
+  lines.push('</body>', '</html>');
+  return lines;
 }

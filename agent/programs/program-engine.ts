@@ -14,12 +14,15 @@ import { healProgram } from './assurance/heal.js';
 import { programTrust } from './assurance/trust.js';
 import { explain } from './assurance/explain.js';
 import { auditDecisions } from './assurance/audit-decisions.js';
-import { simulateProgram } from './runtime/simulate.js';
+import { simulateProgram, type ExecutedSimulation } from './runtime/simulate.js';
+import { FAILURE_FAULTS } from './runtime/health-injection.js';
+import type { RuntimeHealth } from './analysis/options.js';
 import { replayTrace } from './runtime/replay.js';
+import { parseOffset } from './runtime/trace-file.js';
 import { listTraces } from './runtime/trace-listing.js';
 import { ProgramRuntimeError } from './runtime/interpreter.js';
 import { isTracePath, loadProgram, loadTrace, resolveRequestFile } from './program-files.js';
-import type { ProgramQuery, ProgramRequest } from './program-request.js';
+import type { LocalProgramRequest, ProgramQuery, ProgramRequest } from './program-request.js';
 import type { ProgramWorkspace } from './program-workspace.js';
 import type { ProgramFacts } from '../entities/program-facts.js';
 
@@ -97,14 +100,69 @@ export class ProgramEngine {
     return { version: VERSION, file, report, passed };
   }
 
+  /**
+   * Readiness with a runtime run (CLI `svc readiness --runtime [--inject-health-faults]`, §8, §29):
+   * the program is simulated (with the health faults when asked) and the run's health outcome is
+   * folded into the Health factor. Not reachable over REST, where readiness stays static.
+   */
+  readinessWithRuntime(req: LocalProgramRequest) {
+    const { file, program } = this.program(req);
+    let runtime: RuntimeHealth;
+    try {
+      const sim = simulateProgram(program, {
+        file,
+        execute: true,
+        injectHealthFaults: req.inject_health_faults === true,
+        config: this.workspace.config,
+      }) as ExecutedSimulation;
+      const health = sim.result.health;
+      runtime = {
+        executed: true,
+        status: health?.status ?? 'Healthy',
+        injected: (health?.injected ?? []).map((f) => ({ robot: f.robot, fault: f.fault, status: f.status })),
+        emergency_stop: sim.result.state.emergency_stop,
+        error: null,
+      };
+    } catch (err) {
+      if (!(err instanceof ProgramRuntimeError)) throw err;
+      runtime = { executed: false, status: 'Failed', injected: [], emergency_stop: false, error: err.message };
+    }
+    return { version: VERSION, file, report: evaluateReadiness(program, { ...this.options(req), runtimeHealth: runtime }) };
+  }
+
   simulate(req: ProgramRequest) {
+    return this.runSimulation(req, {});
+  }
+
+  /**
+   * The CLI's simulation (`svc sim`, `svc run`): the REST flags plus where to write the trace,
+   * the iteration budget and `--inject-failure`, which remote callers cannot set.
+   */
+  simulateLocal(req: LocalProgramRequest) {
+    const failure = req.inject_failure ?? null;
+    if (failure !== null && !(failure in FAILURE_FAULTS)) {
+      throw badRequest(`unknown failure '${failure}' (known: ${Object.keys(FAILURE_FAULTS).join(', ')})`);
+    }
+    return this.runSimulation(req, {
+      traceOut: req.trace_out ?? null,
+      maxLoopIterations: req.max_loop_iterations,
+      injectFailure: failure,
+    });
+  }
+
+  private runSimulation(req: ProgramRequest, local: { traceOut?: string | null; maxLoopIterations?: number | undefined; injectFailure?: string | null }) {
     const { file, program } = this.program(req);
     try {
       const simulation = simulateProgram(program, {
         file,
         execute: req.execute === true,
         decisionTrace: req.decision_trace === true,
-        recordTrace: req.record_trace === true,
+        recordTrace: req.record_trace === true || Boolean(local.traceOut),
+        injectHealthFaults: req.inject_health_faults === true,
+        config: this.workspace.config,
+        ...(local.traceOut ? { traceOut: local.traceOut } : {}),
+        ...(local.maxLoopIterations !== undefined ? { maxLoopIterations: local.maxLoopIterations } : {}),
+        ...(local.injectFailure ? { injectFailure: local.injectFailure } : {}),
       });
       return { version: VERSION, file, simulation };
     } catch (err) {
@@ -120,6 +178,13 @@ export class ProgramEngine {
     const mode = req.playback === true ? 'playback' : req.deterministic === true ? 'deterministic' : 'inspect';
     // Deterministic replay re-runs the trace's source program: find it here, under the same path rules as `file`.
     if (mode === 'deterministic') trace = { ...trace, source: this.traceSource(trace.source, file) };
+    if (typeof req.from === 'string') {
+      try {
+        parseOffset(req.from);
+      } catch (err) {
+        throw badRequest((err as Error).message);
+      }
+    }
     try {
       const replay = replayTrace(trace, { traceFile: file, mode, from: req.from, loadProgram: (p: string) => loadProgram(p) });
       return { version: VERSION, file, replay };

@@ -26,6 +26,17 @@ export const programRequestSchema = z.object({
 });
 export type ProgramRequest = z.infer<typeof programRequestSchema>;
 
+/**
+ * What only the local CLI may add to a request (never parsed from a remote body): where
+ * `svc sim --trace-out` writes the trace, the iteration budget of `svc run`, and
+ * `svc sim --inject-failure NAME`.
+ */
+export type LocalProgramRequest = ProgramRequest & {
+  trace_out?: string;
+  max_loop_iterations?: number;
+  inject_failure?: string;
+};
+
 /** GET query of source, trust and traces. */
 export const programQuerySchema = z.object({
   file: z.string().optional(),

@@ -20,10 +20,13 @@ export interface HealthPolicySummary {
   handlers: { status: string; actions: string[] }[];
 }
 
+/** Statuses only a runtime run (readiness `--runtime`) produces. */
+export type RuntimeStatus = 'Degraded' | 'Critical' | 'Failed';
+
 export interface StaticHealthReport {
   checks: HealthCheck[];
   /** Healthy when there is at least one check, else Unknown. */
-  overall: 'Healthy' | 'Unknown';
+  overall: 'Healthy' | 'Unknown' | RuntimeStatus;
   policies: HealthPolicySummary[];
 }
 

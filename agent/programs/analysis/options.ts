@@ -18,4 +18,20 @@ export interface AnalysisOptions {
   validation?: ValidationResult | null;
   /** Extra `simulate_compatibility` faults to apply on top of the program's own (`--simulate`). */
   simulateFaults?: readonly string[];
+  /**
+   * Health outcome of a simulation run for readiness (CLI `--runtime`, §8 last paragraph, §29).
+   * Absent: readiness is static (§9.9), as it always is over REST.
+   */
+  runtimeHealth?: RuntimeHealth | null;
+}
+
+/** What a runtime run tells readiness about health. */
+export interface RuntimeHealth {
+  /** False when the run stopped on a runtime, type or contract error. */
+  executed: boolean;
+  /** Worst status of the injected faults; Healthy when none; Failed when the run errored. */
+  status: 'Healthy' | 'Degraded' | 'Critical' | 'Failed';
+  injected: { robot: string; fault: string; status: string }[];
+  emergency_stop: boolean;
+  error: string | null;
 }

@@ -4,7 +4,7 @@
  */
 import type { ResolvedConfig, ValidationResult } from '../../project/resolve-config.js';
 import type { Program } from '../language/ast.js';
-import type { AnalysisOptions } from './options.js';
+import type { AnalysisOptions, RuntimeHealth } from './options.js';
 import { analyseCapabilities, minimumCapabilities, type MinimumCapabilitiesResult, type RobotCapabilityAnalysis } from './capability-inference.js';
 import type { HardwareItem } from './hardware-checks.js';
 import { staticHealth, type StaticHealthReport } from './health.js';
@@ -43,6 +43,8 @@ export interface ReadinessReport {
   policy: { minimum_score: number; weights: ReadinessWeights };
   target: string | null;
   robots: string[];
+  /** Only with a runtime run (CLI `--runtime`): the health outcome folded into the Health factor. */
+  runtime?: RuntimeHealth;
 }
 
 /** Intermediate results, exposed so assurance and explain can reuse one evaluation. */
@@ -83,7 +85,7 @@ export function evaluateReadinessDetailed(program: Program, opts: AnalysisOption
   const hardware = runHardwareVerification(program, opts);
   const capabilities = analyseCapabilities(program);
   const minimum = minimumCapabilities(program, capabilities);
-  const health = staticHealth(program);
+  const health = withRuntimeHealth(staticHealth(program), opts.runtimeHealth ?? null);
   const traceability = traceabilityReport(program, config, capabilities);
   const operators = config !== null && config.humans.length > 0 ? checkOperators(program, config.humans) : null;
 
@@ -146,8 +148,37 @@ export function evaluateReadinessDetailed(program: Program, opts: AnalysisOption
     policy: { minimum_score: policy.minimum_score, weights: policy.weights },
     target: reportedTarget(hardware.resolution),
     robots: program.robots.map((r) => r.name),
+    ...(opts.runtimeHealth ? { runtime: opts.runtimeHealth } : {}),
   };
   return { report, hardware, capabilities, minimum, health, traceability, operators };
+}
+
+/**
+ * Fold a runtime run into the static health (§8, §29 `--runtime`): each injected fault becomes a
+ * check with the fault's status (so §9.5 rule 5 raises it as an issue), and the overall status is
+ * the worst injected one (Degraded 70, Critical 30) or Failed when the run itself failed. A run
+ * without faults leaves the static health as it is.
+ */
+function withRuntimeHealth(health: StaticHealthReport, runtime: RuntimeHealth | null): StaticHealthReport {
+  if (runtime === null) return health;
+  const checks = [...health.checks];
+  for (const f of runtime.injected) {
+    checks.push({
+      name: f.fault,
+      target: f.robot,
+      target_kind: 'robot',
+      metric: 'runtime',
+      operator: '==',
+      threshold: 'Healthy',
+      status: f.status,
+      message: `Injected fault ${f.fault} on robot '${f.robot}': ${f.status}`,
+    });
+  }
+  if (runtime.error !== null) {
+    checks.push({ name: 'runtime', target: null, target_kind: null, metric: 'runtime', operator: '==', threshold: 'completed', status: 'Failed', message: `Runtime simulation failed: ${runtime.error}` });
+  }
+  const overall = runtime.status === 'Healthy' ? health.overall : runtime.status;
+  return { ...health, checks, overall };
 }
 
 function factorRow(factor: string, score: number, weight: number): ReadinessFactor {

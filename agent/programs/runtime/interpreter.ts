@@ -21,6 +21,8 @@ import { BUILTINS, argument } from './builtins.js';
 import { DECISION_EVENT, DecisionEngine, decisionTraceFromEnv } from './decision-trees.js';
 import { ProgramRuntimeError } from './errors.js';
 import { evaluate, exprText, type ExpressionHost } from './expressions.js';
+import { emptyHealthOutcome, type HealthOutcome, type InjectionPlan } from './health-injection.js';
+import { injectHealth } from './health-runtime.js';
 import { RunMetrics } from './run-metrics.js';
 import { SafetyMonitor } from './safety-monitor.js';
 import { buildSafetyMonitor, safetyRuleText } from './safety-rules.js';
@@ -62,6 +64,8 @@ export interface InterpreterOptions {
   decisionTrace?: boolean;
   /** Environment read for SVC_DECISION_TRACE and SVC_DECISION_POLICY_SIGNING_KEY (default process.env). */
   env?: Record<string, string | undefined>;
+  /** Health faults to inject before each robot's entry (§24.1 step 4); absent: none. */
+  injection?: InjectionPlan | null;
 }
 
 export interface RunOutcome {
@@ -75,6 +79,8 @@ export interface RunOutcome {
   missionTrace: Record<string, unknown> | null;
   twinReplay: Record<string, unknown> | null;
   decisionTrace: boolean;
+  /** What the health injection did; null when no injection was asked for. */
+  health: HealthOutcome | null;
 }
 
 /** Type-check, then interpret. Runtime, type and contract faults throw `ProgramRuntimeError`. */
@@ -116,6 +122,8 @@ export class Interpreter implements ExpressionHost {
   private readonly missionEvents: { sim_time_ms: number; robot: string; event: string }[] = [];
   private callDepth = 0;
   private enteringModes = new Set<string>();
+  private readonly injection: InjectionPlan | null;
+  private readonly health: HealthOutcome | null;
 
   constructor(
     readonly program: Program,
@@ -128,6 +136,8 @@ export class Interpreter implements ExpressionHost {
     this.recorder = new TraceRecorder(() => this.traceState());
     this.decisions = new DecisionEngine(program);
     this.metrics.execution.max_loop_iterations = this.maxLoopIterations;
+    this.injection = options.injection ?? null;
+    this.health = this.injection ? emptyHealthOutcome() : null;
     for (const fn of program.functions) this.globals.define(fn.name, this.functionRef(fn));
   }
 
@@ -164,6 +174,8 @@ export class Interpreter implements ExpressionHost {
         const type = SENSOR_FAULTS[fault];
         if (type) this.backend.failedSensorTypes.add(type);
       }
+      const injection = this.injection?.(robot) ?? null;
+      if (injection && injection.faults.length > 0 && this.health) injectHealth(this, injection, this.health);
       this.runEntry(robot);
       this.metrics.execution.sim_time_ms = Math.max(this.metrics.execution.sim_time_ms, this.simTimeMs);
     }
@@ -182,6 +194,7 @@ export class Interpreter implements ExpressionHost {
       missionTrace: this.missionTrace(missionNames),
       twinReplay: this.twinReplay(frames),
       decisionTrace: this.decisionTrace,
+      health: this.health,
     };
   }
 

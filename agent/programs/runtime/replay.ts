@@ -7,6 +7,7 @@ import * as path from 'node:path';
 
 import type { Program } from '../language/ast.js';
 import { parseProgram } from '../language/index.js';
+import { injectionPlanFromFrames } from './health-injection.js';
 import { DEFAULT_MAX_LOOP_ITERATIONS, runProgram } from './interpreter.js';
 import { SimRobot, type Pose } from './sim-robot.js';
 import { framesFrom, parseOffset, readTrace, type TraceFile, type TraceFrame } from './trace-file.js';
@@ -146,7 +147,9 @@ export function compareFrames(expected: readonly TraceFrame[], actual: readonly 
 
 /**
  * Re-run the trace's source with the simulated clock and recording on (decision tracing on, as
- * when the trace was recorded) and verify it reproduces the trace from the offset.
+ * when the trace was recorded) and verify it reproduces the trace from the offset. A trace
+ * recorded with injected health faults names them in its `health_fault_injected` frames; the
+ * re-run injects the same ones.
  */
 export function verifyDeterministic(input: string | TraceFile, options: ReplayOptions = {}): DeterministicResult {
   const { trace, tracePath } = loadTrace(input, options.traceFile);
@@ -156,6 +159,7 @@ export function verifyDeterministic(input: string | TraceFile, options: ReplayOp
     maxLoopIterations: options.maxLoopIterations ?? DEFAULT_MAX_LOOP_ITERATIONS,
     decisionTrace: true,
     env: options.env ?? process.env,
+    injection: injectionPlanFromFrames(trace.frames),
   });
   const offset = offsetMs(options.from);
   const expected = framesFrom(trace.frames, offset);

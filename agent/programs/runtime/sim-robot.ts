@@ -61,6 +61,10 @@ export class SimRobot {
   hovering = false;
   /** Sensor types failed by an injected fault (`simulate_compatibility`): they read void. */
   readonly failedSensorTypes = new Set<string>();
+  /** An injected `GPSDegraded` health fault: the fix drops to quality 0 with few satellites. */
+  gpsDegraded = false;
+  /** Health status set by injected health faults (§24.1 step 4); not part of the trace state. */
+  healthStatus: 'Healthy' | 'Degraded' | 'Critical' = 'Healthy';
 
   /**
    * @param events the human-readable actuator log (`drive(0.40 m/s, 0.00 rad/s)`, `stop()`, …);
@@ -129,15 +133,18 @@ export class SimRobot {
     return { roll: 0, pitch: 0, yaw: this.pose.theta };
   }
 
-  /** A GPS fix derived from the pose around (0°, 0°); no fix (quality 0) under an emergency stop. */
+  /**
+   * A GPS fix derived from the pose around (0°, 0°); no fix (quality 0) under an emergency stop.
+   * An injected GPSDegraded fault drops the quality to 0 with 3 satellites in view.
+   */
   gps(): Record<string, unknown> {
-    const fixQuality = this.emergencyStop ? 0 : 1;
+    const fixQuality = this.emergencyStop || this.gpsDegraded ? 0 : 1;
     return {
       latitude: this.pose.y / METRES_PER_DEGREE,
       longitude: this.pose.x / METRES_PER_DEGREE,
       altitude: this.pose.z,
       fix_quality: fixQuality,
-      satellites: fixQuality === 0 ? 0 : 8,
+      satellites: this.emergencyStop ? 0 : this.gpsDegraded ? 3 : 8,
     };
   }
 

@@ -4,7 +4,9 @@
  * program (`<file without .sd>.trace`) or at `traceOut`.
  */
 import type { Program } from '../language/ast.js';
+import type { ResolvedConfig } from '../../project/resolve-config.js';
 import { decisionTraceFromEnv } from './decision-trees.js';
+import { injectionPlan, type HealthOutcome } from './health-injection.js';
 import { DEFAULT_MAX_LOOP_ITERATIONS, runProgram, type RunOutcome } from './interpreter.js';
 import { writeTrace } from './trace-file.js';
 
@@ -19,6 +21,15 @@ export interface SimulateOptions {
   traceOut?: string | null;
   /** Environment for SVC_DECISION_TRACE / SVC_DECISION_POLICY_SIGNING_KEY (default process.env). */
   env?: Record<string, string | undefined>;
+  /**
+   * `inject_health_faults`: inject GPSDegraded, CameraOffline, RobotHealthCritical and the
+   * configuration's `[health] inject_faults` lists before each robot's entry (§24.1 step 4).
+   */
+  injectHealthFaults?: boolean;
+  /** `--inject-failure NAME` (gps, camera, lidar, imu, health): one failure plus its recovery policies. */
+  injectFailure?: string | null;
+  /** Configuration whose `[health]` section the injection reads (ignored without injection). */
+  config?: ResolvedConfig | null;
 }
 
 export interface DryRunSimulation {
@@ -42,6 +53,8 @@ export interface ExecutedSimulation {
     metrics: Record<string, unknown>;
     mission_trace: Record<string, unknown> | null;
     twin_replay: Record<string, unknown> | null;
+    /** Present only when health faults or a failure were injected. */
+    health?: HealthOutcome;
   };
 }
 
@@ -66,6 +79,11 @@ export function simulateProgram(program: Program, options: SimulateOptions): Sim
     maxLoopIterations: options.maxLoopIterations ?? DEFAULT_MAX_LOOP_ITERATIONS,
     decisionTrace,
     env,
+    injection: injectionPlan({
+      healthFaults: options.injectHealthFaults === true,
+      failure: options.injectFailure ?? null,
+      config: options.config ?? null,
+    }),
   });
   let tracePath: string | null = null;
   if (recordTrace) {
@@ -87,6 +105,7 @@ export function simulateProgram(program: Program, options: SimulateOptions): Sim
       metrics: outcome.metrics,
       mission_trace: outcome.missionTrace,
       twin_replay: outcome.twinReplay,
+      ...(outcome.health ? { health: outcome.health } : {}),
     },
   };
 }
