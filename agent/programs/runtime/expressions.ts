@@ -124,30 +124,5 @@ function compare(op: '<' | '<=' | '>' | '>=', a: number, b: number): boolean {
   return a >= b;
 }
 
-/** A readable rendering of an expression for messages (`lidar.read().nearest_distance < 0.35m`). */
-export function exprText(expr: Expr): string {
-  switch (expr.kind) {
-    case 'number':
-      return expr.text;
-    case 'string':
-      return JSON.stringify(expr.value);
-    case 'bool':
-      return String(expr.value);
-    case 'ident':
-      return expr.name;
-    case 'regex':
-      return `/${expr.pattern}/`;
-    case 'list':
-      return `[${expr.items.map(exprText).join(', ')}]`;
-    case 'unary':
-      return expr.op === '-' ? `-${exprText(expr.operand)}` : `${expr.op} ${exprText(expr.operand)}`;
-    case 'binary':
-      return `${exprText(expr.left)} ${expr.op} ${exprText(expr.right)}`;
-    case 'member':
-      return `${exprText(expr.object)}.${expr.property}`;
-    case 'call':
-      return `${exprText(expr.callee)}(${expr.args.map((a) => (a.name ? `${a.name}: ` : '') + exprText(a.value)).join(', ')})`;
-    case 'struct':
-      return `${expr.name} { ${expr.fields.map((f) => `${f.name}: ${exprText(f.value)}`).join(', ')} }`;
-  }
-}
+/** Expression text for messages (`lidar.read().nearest_distance < 0.35m`). */
+export { exprText } from '../language/expr-text.js';

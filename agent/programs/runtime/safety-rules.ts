@@ -42,9 +42,4 @@ export function buildSafetyMonitor(robot: RobotDecl, evaluate: (expr: Expr) => V
   return new SafetyMonitor({ maxSpeed, maxAngular, zones }, stops);
 }
 
-/** Readable safety rule text (§28): `max_speed = 1.2m/s`, `stop_if <tokens>`, `zone <tokens>`. */
-export function safetyRuleText(rule: SafetyRule): string {
-  if (rule.kind === 'stop_if') return `stop_if ${rule.text}`;
-  if (rule.kind === 'zone') return rule.text.startsWith('zone') ? rule.text : `zone ${rule.name} ${rule.text}`;
-  return `${rule.kind} = ${rule.value.text}`;
-}
+export { safetyRuleText } from '../language/expr-text.js';
