@@ -1,9 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../helpers/agent-harness.js';
-import { REPO_ROOT, SVC_BIN } from '../../helpers/spawn-agent.js';
+import { REPO_ROOT } from '../../helpers/spawn-agent.js';
+import { demoProjectCli } from '../../helpers/svc-project-cli.js';
 
 /**
  * The built `svc` binary's runtime health injection and output variants (program-language §24.1,
@@ -11,28 +11,8 @@ import { REPO_ROOT, SVC_BIN } from '../../helpers/spawn-agent.js';
  * `svc run`, `svc readiness --runtime | --markdown | --html`, `svc replay --from`.
  * Run `npm run build` first.
  */
-let root: string;
-let stateDir: string;
+const { root, svc, json } = demoProjectCli('svc-cli-extra');
 
-function svc(args: string[], cwd = root) {
-  const r = spawnSync(process.execPath, [SVC_BIN, ...args], {
-    cwd,
-    env: { PATH: process.env['PATH'] ?? '', SVC_CONTROL_CENTER_STATE_DIR: stateDir },
-    encoding: 'utf8',
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-const json = (args: string[]) => {
-  const r = svc([...args, '--json']);
-  return { code: r.code, body: JSON.parse(r.stdout), stderr: r.stderr };
-};
-
-beforeAll(() => {
-  root = tempDir('svc-cli-extra-');
-  stateDir = tempDir('svc-cli-extra-state-');
-  fs.cpSync(path.join(REPO_ROOT, 'demo'), root, { recursive: true });
-});
 
 describe('svc sim health injection', () => {
   it('without flags the output has no health part, and --inject-health-faults adds one', () => {

@@ -1,35 +1,17 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAgent, tempDir, type RunningAgent } from '../../helpers/agent-harness.js';
-import { REPO_ROOT, SVC_BIN } from '../../helpers/spawn-agent.js';
+import { startAgent, type RunningAgent } from '../../helpers/agent-harness.js';
+import { REPO_ROOT } from '../../helpers/spawn-agent.js';
+import { demoProjectCli } from '../../helpers/svc-project-cli.js';
 
 /**
  * The program commands of the built `svc` binary (program-language §29): text and --json output,
  * and exit codes 0 (ready / passed), 1 (not ready / failed), 2 (usage or parse error).
  */
-let root: string;
-let stateDir: string;
-
-function svc(args: string[], cwd = root) {
-  const r = spawnSync(process.execPath, [SVC_BIN, ...args], {
-    cwd,
-    env: { PATH: process.env['PATH'] ?? '', SVC_CONTROL_CENTER_STATE_DIR: stateDir },
-    encoding: 'utf8',
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-const json = (args: string[]) => {
-  const r = svc([...args, '--json']);
-  return { code: r.code, body: JSON.parse(r.stdout), stderr: r.stderr };
-};
+const { root, svc, json } = demoProjectCli('svc-cli-programs');
 
 beforeAll(() => {
-  root = tempDir('svc-cli-programs-');
-  stateDir = tempDir('svc-cli-state-');
-  fs.cpSync(path.join(REPO_ROOT, 'demo'), root, { recursive: true });
   fs.writeFileSync(path.join(root, 'programs', 'broken.sd'), 'robot Broken {\n  sensor lidar: Lidar\n}\n');
 });
 
