@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../../helpers/agent-harness.js';
-import { REPO_ROOT } from '../../helpers/spawn-agent.js';
 import { demoProjectCli } from '../../helpers/svc-project-cli.js';
 
 /**
