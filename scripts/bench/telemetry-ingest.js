@@ -17,6 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -29,6 +30,9 @@ const DEVICES = Number(process.env.BENCH_INGEST_DEVICES ?? 8);
 const MESSAGES = Number(process.env.BENCH_INGEST_MESSAGES ?? 100_000);
 const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 10_000);
 const PACED_SECONDS = Number(process.env.BENCH_PACED_SECONDS ?? 5);
+// The machine is shared: a paced run is repeated and the run with the median p99 is reported
+// (all rounds are in the JSON), so one run disturbed by another process neither fails nor flatters it.
+const PACED_ROUNDS = Number(process.env.BENCH_PACED_ROUNDS ?? 3);
 const BATCH = 200; // frames decoded per event-loop turn at saturation, as a busy serial read would deliver them
 const TARGET = { msg_per_s: 20_000, p99_ms: 20 };
 
@@ -44,6 +48,15 @@ async function setup(expected) {
   });
   const bind = await agent.listen();
   const hub = agent.services.deviceHub;
+  // Time each batched history write (the store's flush runs on the event loop, every 200 ms).
+  const store = agent.services.telemetry;
+  const flushMs = [];
+  const flush = store.flush.bind(store);
+  store.flush = () => {
+    const t = performance.now();
+    flush();
+    flushMs.push(performance.now() - t);
+  };
   // One endpoint per emulated device, each fed by its own frame decoder, as a serial attachment does.
   const devices = [];
   for (let i = 0; i < DEVICES; i++) {
@@ -54,7 +67,7 @@ async function setup(expected) {
   }
   const ws = new WebSocket(`ws://${bind}/v1/stream/telemetry`);
   await new Promise((r, j) => ws.once('open', r).once('error', j));
-  const state = { received: 0, latencies: new Float64Array(expected), dropped: 0 };
+  const state = { received: 0, latencies: new Float64Array(expected), dropped: 0, flushMs };
   let done;
   state.finished = new Promise((r) => (done = r));
   ws.on('message', (data) => {
@@ -116,6 +129,9 @@ async function paced() {
   const lateness = new Float64Array(total); // generator wake-up delay per message (info)
   const t0 = epochNow() + 20;
   const interval = 1000 / PACED_RATE;
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
+  const cpu0 = process.cpuUsage();
   for (let sent = 0; sent < total; ) {
     const now = epochNow();
     const due = Math.min(total, Math.floor((now - t0) / interval) + 1);
@@ -127,6 +143,8 @@ async function paced() {
     await new Promise((r) => setTimeout(r, 1));
   }
   await waitFinished(state, 30_000);
+  const cpu = process.cpuUsage(cpu0);
+  loopDelay.disable();
   await teardown();
   const gen = percentiles(lateness, total);
   return {
@@ -137,11 +155,21 @@ async function paced() {
     dropped: state.dropped,
     ...percentiles(state.latencies, state.received),
     generator_lateness_p99_ms: gen.p99_ms,
+    // Event-loop delay beyond the 1 ms sampling timer, and process CPU per message (agent, generator
+    // and client together): less sensitive to other processes than the latency itself.
+    event_loop_delay_p99_ms: Number((loopDelay.percentile(99) / 1e6).toFixed(2)),
+    event_loop_delay_max_ms: Number((loopDelay.max / 1e6).toFixed(2)),
+    cpu_us_per_msg: Number(((cpu.user + cpu.system) / total).toFixed(1)),
+    history_flushes: state.flushMs.length,
+    history_flush_max_ms: Number(Math.max(0, ...state.flushMs).toFixed(2)),
+    history_flush_mean_ms: Number((state.flushMs.reduce((a, b) => a + b, 0) / Math.max(1, state.flushMs.length)).toFixed(2)),
   };
 }
 
 const sat = await saturation();
-const pace = await paced();
+const rounds = [];
+for (let r = 0; r < PACED_ROUNDS; r++) rounds.push(await paced());
+const pace = { ...[...rounds].sort((a, b) => a.p99_ms - b.p99_ms)[Math.floor((rounds.length - 1) / 2)], rounds: rounds.length };
 const result = {
   devices: DEVICES,
   // Top-level figures kept for readers of the previous format: throughput from the saturation run,
@@ -151,6 +179,7 @@ const result = {
   p99_ms: pace.p99_ms,
   saturation: sat,
   paced: pace,
+  paced_rounds: rounds,
   targets: TARGET,
 };
 result.pass = sat.msg_per_s >= TARGET.msg_per_s && sat.received === sat.messages && pace.p99_ms <= TARGET.p99_ms && pace.received === pace.messages;
@@ -162,7 +191,11 @@ console.log(`\ntelemetry ingest: frames -> decode -> device hub -> telemetry sto
 line('saturation: messages delivered to the WebSocket client', `${sat.received} / ${sat.messages}`, '', verdict(sat.received === sat.messages));
 line('saturation: ingest throughput end to end', `${sat.msg_per_s.toLocaleString('en-US')} msg/s`, '>= 20000', verdict(sat.msg_per_s >= TARGET.msg_per_s));
 line('saturation: device-to-WebSocket latency p50 / p99 (info)', `${sat.p50_ms} / ${sat.p99_ms} ms`, '', 'info');
-line(`paced ${PACED_RATE} msg/s for ${PACED_SECONDS} s: messages delivered`, `${pace.received} / ${pace.messages}`, '', verdict(pace.received === pace.messages));
+line(`paced ${PACED_RATE} msg/s for ${PACED_SECONDS} s, median of ${rounds.length} runs: delivered`, `${pace.received} / ${pace.messages}`, '', verdict(pace.received === pace.messages));
 line('paced: device-to-WebSocket latency p50 / p99', `${pace.p50_ms} / ${pace.p99_ms} ms`, 'p99 <= 20 ms', verdict(pace.p99_ms <= TARGET.p99_ms));
+line('paced: p99 of each run (info)', rounds.map((r) => r.p99_ms).join(' / ') + ' ms', '', 'info');
 line('paced: latency max; generator lateness p99 (info)', `${pace.max_ms} ms; ${pace.generator_lateness_p99_ms} ms`, '', 'info');
+line('paced: event-loop delay p99 / max (info)', `${pace.event_loop_delay_p99_ms} / ${pace.event_loop_delay_max_ms} ms`, '', 'info');
+line('paced: CPU per message, whole process (info)', `${pace.cpu_us_per_msg} us`, '', 'info');
+line('paced: telemetry history write, mean / max per flush (info)', `${pace.history_flush_mean_ms} / ${pace.history_flush_max_ms} ms`, '', 'info');
 process.exit(0);
