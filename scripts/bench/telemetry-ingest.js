@@ -19,12 +19,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
+import { emulatedDevices, epochNow } from './emulated-devices.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dist = (p) => import(path.join(ROOT, 'dist', p));
 const { Agent } = await dist('agent/runtime/agent.js');
-const { encodeMessage, FrameDecoder } = await dist('firmware-bridge/frame.js');
-const { BridgeEndpoint } = await dist('agent/devices/attachments/bridge-endpoint.js');
 
 const DEVICES = Number(process.env.BENCH_INGEST_DEVICES ?? 8);
 const MESSAGES = Number(process.env.BENCH_INGEST_MESSAGES ?? 100_000);
@@ -36,9 +35,7 @@ const PACED_ROUNDS = Number(process.env.BENCH_PACED_ROUNDS ?? 3);
 const BATCH = 200; // frames decoded per event-loop turn at saturation, as a busy serial read would deliver them
 const TARGET = { msg_per_s: 20_000, p99_ms: 20 };
 
-const epochNow = () => performance.timeOrigin + performance.now();
-
-/** A fresh agent, DEVICES emulated bridge endpoints on its hub and one WebSocket client. */
+/** A fresh agent, DEVICES emulated bridge endpoints (emulated-devices.js) on its hub and one WebSocket client. */
 async function setup(expected) {
   const stateDir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-ingest-'));
   const agent = await Agent.create({
@@ -47,7 +44,6 @@ async function setup(expected) {
     log: () => undefined,
   });
   const bind = await agent.listen();
-  const hub = agent.services.deviceHub;
   // Time each batched history write (the store's flush runs on the event loop, every 200 ms).
   const store = agent.services.telemetry;
   const flushMs = [];
@@ -57,14 +53,7 @@ async function setup(expected) {
     flush();
     flushMs.push(performance.now() - t);
   };
-  // One endpoint per emulated device, each fed by its own frame decoder, as a serial attachment does.
-  const devices = [];
-  for (let i = 0; i < DEVICES; i++) {
-    const endpoint = new BridgeEndpoint(() => undefined, hub, { transport: 'serial', port: `/dev/bench${i}` });
-    endpoint.deviceId = `bench-${i}`;
-    hub.identity({ id: `bench-${i}`, device_type: 'imu', firmware_version: '1.0.0', protocol: 'svc-fw-bridge/1', transport: 'serial', port: `/dev/bench${i}` });
-    devices.push({ endpoint, decoder: new FrameDecoder() });
-  }
+  const { offer } = emulatedDevices(agent, DEVICES);
   const ws = new WebSocket(`ws://${bind}/v1/stream/telemetry`);
   await new Promise((r, j) => ws.once('open', r).once('error', j));
   const state = { received: 0, latencies: new Float64Array(expected), dropped: 0, flushMs };
@@ -77,17 +66,6 @@ async function setup(expected) {
     state.latencies[state.received] = epochNow() - f.event.value;
     if (++state.received >= expected) done();
   });
-  let seq = 0;
-  /** Encodes one TELEMETRY frame for device `i % DEVICES`, decodes it and hands it to the endpoint stamped with `stamp`. */
-  const offer = (i, stamp) => {
-    const d = devices[i % DEVICES];
-    const frame = encodeMessage({ type: 'telemetry', seq: seq++ & 0xffff, timestamp_ms: i, readings: [{ type: 'f32', name: 'sent_at', value: 0 }] });
-    // The f32 field cannot carry an epoch-ms timestamp; patch the decoded message's value instead.
-    for (const msg of d.decoder.push(frame)) {
-      msg.readings[0].value = stamp ?? epochNow();
-      d.endpoint.handle(msg);
-    }
-  };
   const teardown = async () => {
     ws.close();
     await agent.close();
