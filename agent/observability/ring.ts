@@ -6,8 +6,30 @@ export class Ring<T> {
   private items: T[] = [];
   private base = 0; // offset of items[0]
   private readonly listeners = new Set<(item: T, offset: number) => void>();
+  private readonly jsonCache: WeakMap<object, string> | null;
 
-  constructor(readonly capacity: number) {}
+  /**
+   * `immutableItems`: appended items are never changed afterwards, so `json(item)` may serialise each
+   * one once and hand the same text to every reader (history writer, every stream client).
+   */
+  constructor(
+    readonly capacity: number,
+    options: { immutableItems?: boolean } = {},
+  ) {
+    this.jsonCache = options.immutableItems ? new WeakMap() : null;
+  }
+
+  /** `JSON.stringify(item)`, computed once per item when the ring holds immutable items. */
+  json(item: T): string {
+    const cache = this.jsonCache;
+    if (cache === null || item === null || typeof item !== 'object') return JSON.stringify(item);
+    let text = cache.get(item);
+    if (text === undefined) {
+      text = JSON.stringify(item);
+      cache.set(item, text);
+    }
+    return text;
+  }
 
   /** Restores persisted content: `firstOffset` is the offset of `items[0]`. */
   restore(items: T[], firstOffset: number): void {

@@ -57,6 +57,12 @@ export class JsonlLog<T = unknown> {
     this.appendLines(records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   }
 
+  /** Appends lines already serialised as JSON (one record each, no newlines) with one write. */
+  appendSerialised(lines: readonly string[]): void {
+    if (lines.length === 0) return;
+    this.appendLines(lines.join('\n') + '\n');
+  }
+
   private appendLines(text: string): void {
     const fd = this.open();
     this.size += fs.writeSync(fd, text);

@@ -16,6 +16,11 @@ export interface TelemetryStoreOptions {
   historyFiles: number;
   /** How long appended events may wait before they are written to history in one batch. */
   flushIntervalMs?: number;
+  /**
+   * A batch this large is written at the next turn of the event loop instead of waiting for the
+   * interval: the write runs on the event loop, so a bounded batch bounds the stall it causes.
+   */
+  flushLines?: number;
 }
 
 /**
@@ -25,14 +30,18 @@ export interface TelemetryStoreOptions {
 export class TelemetryStore {
   readonly ring: Ring<TelemetryEvent>;
   private readonly history: JsonlLog<HistoryLine>;
-  private pending: HistoryLine[] = [];
+  /** History lines not yet written, already serialised (`{"offset":N,"event":…}`). */
+  private pending: string[] = [];
   private timer: NodeJS.Timeout | null = null;
+  private immediate: NodeJS.Immediate | null = null;
   private readonly flushIntervalMs: number;
+  private readonly flushLines: number;
   private skippedOnLoad = 0;
 
   constructor(stateDir: string, options: TelemetryStoreOptions) {
-    this.ring = new Ring<TelemetryEvent>(options.capacity);
+    this.ring = new Ring<TelemetryEvent>(options.capacity, { immutableItems: true });
     this.flushIntervalMs = options.flushIntervalMs ?? 200;
+    this.flushLines = options.flushLines ?? 256;
     this.history = new JsonlLog<HistoryLine>(path.join(stateDir, TELEMETRY_HISTORY_FILE), {
       maxBytes: options.historyMaxBytes,
       keepFiles: options.historyFiles,
@@ -54,10 +63,16 @@ export class TelemetryStore {
 
   append(event: TelemetryEvent): number {
     const offset = this.ring.append(event);
-    this.pending.push({ offset, event });
+    // Serialised once here (spread over the appends instead of a burst at flush time); the stream
+    // reuses the same text through `ring.json`.
+    this.pending.push(`{"offset":${offset},"event":${this.ring.json(event)}}`);
     if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), this.flushIntervalMs);
       this.timer.unref();
+    }
+    if (this.pending.length >= this.flushLines && !this.immediate) {
+      this.immediate = setImmediate(() => this.flush());
+      this.immediate.unref();
     }
     return offset;
   }
@@ -67,9 +82,13 @@ export class TelemetryStore {
       clearTimeout(this.timer);
       this.timer = null;
     }
+    if (this.immediate) {
+      clearImmediate(this.immediate);
+      this.immediate = null;
+    }
     const batch = this.pending;
     this.pending = [];
-    this.history.appendMany(batch);
+    this.history.appendSerialised(batch);
   }
 
   /** Torn or unreadable history lines found at start (reported by /v1/instance-level diagnostics). */

@@ -610,3 +610,26 @@ describe('StreamConnection: lifecycle', () => {
     expect(socket.closes).toHaveLength(1);
   });
 });
+
+describe('frames built from a ring that serialises each item once', () => {
+  it('are byte-for-byte the JSON.stringify frames, live and replayed, for every client', () => {
+    const telemetry = new Ring<unknown>(1000, { immutableItems: true });
+    const raw: string[][] = [[], []];
+    const conns = raw.map((out) => {
+      const conn = new StreamConnection(
+        { send: (data, done) => (out.push(data), done()), close: () => undefined },
+        { telemetry, traces: new Ring<unknown>(10), alerts: new Ring<unknown>(10) },
+        { maxPendingFrames: 64, heartbeatIntervalMs: 3_600_000, streamSeconds: 0, tenantId: 'default' },
+      );
+      live.push(conn);
+      return conn;
+    });
+    telemetry.append(telemetryItem(0, { unit: 'C', note: 'quote " and \\u00e9 é' }));
+    conns[0]!.start(); // replays offset 0
+    conns[1]!.start();
+    telemetry.append(telemetryItem(1)); // live for both
+    const expected = [0, 1].map((offset) => JSON.stringify({ type: 'telemetry', offset, event: telemetry.at(offset) }));
+    for (const out of raw) expect(out.filter((d) => d.startsWith('{"type":"telemetry"'))).toEqual(expected);
+    expect(telemetry.json(telemetry.at(1))).toBe(JSON.stringify(telemetry.at(1)));
+  });
+});

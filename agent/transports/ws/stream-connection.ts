@@ -3,6 +3,8 @@ export interface Backlog {
   readonly headOffset: number;
   readonly oldestOffset: number;
   at(offset: number): unknown;
+  /** The item's JSON, when the backlog can serialise it once for all readers (`Ring.json`). */
+  json?(item: never): string;
   onAppend(listener: (item: unknown, offset: number) => void): () => void;
 }
 
@@ -188,7 +190,10 @@ export class StreamConnection {
   private frame(name: BacklogName, item: unknown, offset: number): string | null {
     if (this.foreignTenant(item)) return null;
     const shape = FRAME_SHAPE[name];
-    return JSON.stringify({ type: shape.type, offset, [shape.key]: item });
+    const backlog = this.backlogs[name];
+    if (item === undefined || !backlog.json) return JSON.stringify({ type: shape.type, offset, [shape.key]: item });
+    // Same text as the JSON.stringify above, with the item serialised once for every client.
+    return `{"type":"${shape.type}","offset":${offset},"${shape.key}":${backlog.json(item as never)}}`;
   }
 
   /** True when the item or its `payload` names a tenant other than this instance's (either one suffices). */
