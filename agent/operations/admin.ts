@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { API_VERSION } from '../runtime/versions.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../core/errors.js';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { toCefLine, toJsonlLine } from '../audit/export-formats.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../core/errors.js';
 import { defineOperation, type Operation, type OperationContext } from '../core/operation.js';
 import type { EntityDeclaration } from '../entities/declaration.js';

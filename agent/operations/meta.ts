@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { buildOpenApiDocument } from '../api/openapi.js';
 import { rpcCount } from '../api/rpc-contract.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The program operation request (spec "Program operation request body", program-language §8).

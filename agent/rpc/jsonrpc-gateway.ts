@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { findRpc, REQUEST_MESSAGE_FIELDS, RPC_METHOD_PREFIX } from '../api/rpc-contract.js';
 import { ApiError, badRequest } from '../core/errors.js';
 import type { Operation, OperationContext } from '../core/operation.js';

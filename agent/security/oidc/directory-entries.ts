@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../../core/errors.js';
 import type { DirectoryEntry } from '../users.js';
 
