@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { defineOperation, type Operation } from '../core/operation.js';
-import { buildOpenApiDocument } from '../api/openapi.js';
 import { rpcCount } from '../api/rpc-contract.js';
 import { STREAM_PATHS } from '../api/stream-paths.js';
 import type { Services } from '../runtime/services.js';
@@ -190,7 +189,8 @@ export const metaOperations: Operation[] = [
     access: { kind: 'public' },
     rpc: { name: 'GetOpenApi', request: 'Empty' },
     cli: ['openapi'],
-    handler: (_input, ctx) => buildOpenApiDocument(ctx.services.operations, STREAM_PATHS),
+    // The generator (and zod's JSON Schema conversion) loads on the first request for the document.
+    handler: async (_input, ctx) => (await import('../api/openapi.js')).buildOpenApiDocument(ctx.services.operations, STREAM_PATHS),
   }),
   defineOperation({
     id: 'listAlerts',
