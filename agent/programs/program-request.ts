@@ -4,7 +4,7 @@ import * as z from 'zod';
  * The program operation request (spec "Program operation request body", program-language §8).
  * Every flag defaults to false; `file` falls back to the server's `--program`.
  */
-export const programRequestSchema = z.object({
+export const programRequestSchema = z.lazy(() => z.object({
   file: z.string().optional(),
   target: z.string().min(1).optional(),
   all_targets: z.boolean().optional(),
@@ -23,12 +23,12 @@ export const programRequestSchema = z.object({
   mode: z.string().optional(),
   /** Audit decisions: also return the text explanation. */
   explain: z.boolean().optional(),
-});
+}));
 export type ProgramRequest = z.infer<typeof programRequestSchema>;
 
 /** GET query of source, trust and traces. */
-export const programQuerySchema = z.object({
+export const programQuerySchema = z.lazy(() => z.object({
   file: z.string().optional(),
   limit: z.coerce.number().int().optional(),
-});
+}));
 export type ProgramQuery = z.infer<typeof programQuerySchema>;
