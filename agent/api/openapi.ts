@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { pathParams, type Operation } from '../core/operation.js';
 import { API_VERSION, SVC_VERSION } from '../runtime/versions.js';
 

@@ -76,6 +76,10 @@ export interface Operation<B = unknown, Q = unknown> {
   jsonRpc?: boolean;
   /** CLI words (`['version']` → `svc version`); defaults to the kebab-cased id. `false` hides it. */
   cli?: string[] | false;
+  /**
+   * Input schemas. The operation modules wrap theirs (and their shared module-level schemas) in
+   * `z.lazy(() => …)`: a schema is then built on its first use, not for every operation at start.
+   */
   body?: z.ZodType<B>;
   query?: z.ZodType<Q>;
   /** Response schema, documentation only (OpenAPI). */

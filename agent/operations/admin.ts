@@ -1,28 +1,28 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { API_VERSION } from '../runtime/versions.js';
 
-const keyBody = z.object({
+const keyBody = z.lazy(() => z.object({
   role: z.string().max(64),
   label: z.string().max(200).optional(),
   tenant_id: z.string().max(200).optional(),
-});
-const keyPatch = z.object({ role: z.string().max(64).optional(), label: z.string().max(200).optional() });
-const userBody = z.object({
+}));
+const keyPatch = z.lazy(() => z.object({ role: z.string().max(64).optional(), label: z.string().max(200).optional() }));
+const userBody = z.lazy(() => z.object({
   user_id: z.string().min(1, 'missing user_id').max(200),
   display_name: z.string().min(1).max(200),
   email: z.string().max(320).nullable().optional(),
   role: z.string().max(64),
   api_key_id: z.string().max(200).nullable().optional(),
   enabled: z.boolean().optional(),
-});
-const userPatch = z.object({
+}));
+const userPatch = z.lazy(() => z.object({
   display_name: z.string().min(1).max(200).optional(),
   email: z.string().max(320).nullable().optional(),
   role: z.string().max(64).optional(),
   api_key_id: z.string().max(200).nullable().optional(),
   enabled: z.boolean().optional(),
-});
+}));
 
 /** Administrator-only management of API keys and the operator directory (api-behaviour §10.12). */
 export const adminOperations: Operation[] = [

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../core/errors.js';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { toCefLine, toJsonlLine } from '../audit/export-formats.js';
@@ -39,7 +39,7 @@ export const auditOperations: Operation[] = [
     path: '/v1/audit/mutations/export',
     access: { kind: 'action', action: 'Deploy' },
     cli: ['audit', 'export'],
-    query: z.object({ format: z.string().optional() }),
+    query: z.lazy(() => z.object({ format: z.string().optional() })),
     handler: ({ query }, ctx) => {
       const format = (query.format ?? 'jsonl').toLowerCase();
       if (format !== 'jsonl' && format !== 'cef') throw badRequest('format must be cef or jsonl');

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest, unauthorized } from '../core/errors.js';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { API_VERSION } from '../runtime/versions.js';
@@ -48,7 +48,7 @@ export const authOperations: Operation[] = [
     path: '/v1/auth/session/refresh',
     access: { kind: 'public' },
     cli: ['auth', 'refresh'],
-    body: z.object({ token: z.string().max(8192).optional() }),
+    body: z.lazy(() => z.object({ token: z.string().max(8192).optional() })),
     handler: async ({ body }, ctx) => {
       if (!body.token) throw badRequest('token required');
       const s = ctx.services;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../core/errors.js';
 import { defineOperation, type Operation } from '../core/operation.js';
 import type { DeviceRecord } from '../devices/device-registry.js';
@@ -25,11 +25,11 @@ function entry(d: DeviceRecord) {
 
 const actor = (ctx: { principal: { key_id: string; user_id: string | null } | null }) => ctx.principal?.user_id ?? ctx.principal?.key_id ?? 'operator';
 
-const lifecycleBody = z.object({ lifecycle_state: z.enum(DEVICE_LIFECYCLE_STATES), override: z.boolean().optional() });
-const assignBody = z.object({ robot_id: z.string().min(1, 'missing robot_id').max(200), override: z.boolean().optional() });
-const quarantineBody = z.object({ reason: z.string().max(500).optional(), override: z.boolean().optional() });
-const provisionBody = z.object({ robot_id: z.string().min(1).max(200).optional() });
-const provisionAnyBody = z.object({ device_id: z.string().min(1, 'missing device_id').max(200), robot_id: z.string().min(1).max(200).optional() });
+const lifecycleBody = z.lazy(() => z.object({ lifecycle_state: z.enum(DEVICE_LIFECYCLE_STATES), override: z.boolean().optional() }));
+const assignBody = z.lazy(() => z.object({ robot_id: z.string().min(1, 'missing robot_id').max(200), override: z.boolean().optional() }));
+const quarantineBody = z.lazy(() => z.object({ reason: z.string().max(500).optional(), override: z.boolean().optional() }));
+const provisionBody = z.lazy(() => z.object({ robot_id: z.string().min(1).max(200).optional() }));
+const provisionAnyBody = z.lazy(() => z.object({ device_id: z.string().min(1, 'missing device_id').max(200), robot_id: z.string().min(1).max(200).optional() }));
 
 /** The device pool's registry and lifecycle workflows (api-behaviour §10.4). */
 export const deviceOperations: Operation[] = [
@@ -110,7 +110,7 @@ export const deviceOperations: Operation[] = [
     access: { kind: 'action', action: 'Approve' },
     rpc: { name: 'DeviceTrust', request: 'DeviceIdRequest' },
     cli: ['devices', 'trust'],
-    body: z.object({}),
+    body: z.lazy(() => z.object({})),
     handler: ({ params }, ctx) => ({ version: API_VERSION, result: ctx.services.devicePool.trust(params['id']!, actor(ctx)), persisted: true }),
   }),
   defineOperation<z.infer<typeof provisionBody>>({
@@ -152,25 +152,25 @@ export const deviceOperations: Operation[] = [
     access: { kind: 'read' },
     rpc: { name: 'EvaluateReadiness', request: 'ReadinessRequest' },
     cli: ['readiness', 'run'],
-    body: z.object({}).passthrough(),
+    body: z.lazy(() => z.object({}).passthrough()),
     handler: (_i, ctx) => ({ version: API_VERSION, ...ctx.services.devicePool.readinessImpact() }),
   }),
 ];
 
-const discoverBody = z.object({
+const discoverBody = z.lazy(() => z.object({
   transports: z.array(z.string().min(1).max(40)).max(20).optional(),
   timeout_ms: z.number().int().min(50).max(60_000).optional(),
   subnet: z.string().max(100).optional(),
-});
-const commandBody = z.object({
+}));
+const commandBody = z.lazy(() => z.object({
   name: z.string().min(1, 'missing name').max(64),
   args: z.record(z.string(), z.unknown()).optional(),
   timeout_ms: z.number().int().min(50).max(60_000).optional(),
-});
-const firmwareBody = z.object({
+}));
+const firmwareBody = z.lazy(() => z.object({
   version: z.string().min(1, 'missing version').max(64),
   image_base64: z.string().min(1, 'missing image_base64').max(8 * 1024 * 1024),
-});
+}));
 
 /** Discovery and the operations that reach a device through the HAL. */
 export const halOperations: Operation[] = [
@@ -205,7 +205,7 @@ export const halOperations: Operation[] = [
     access: { kind: 'read' },
     rpc: { name: 'DiscoverDevices', request: 'QueryRequest' },
     cli: ['discovery'],
-    query: z.object({ transport: z.string().max(40).optional(), timeout_ms: z.string().regex(/^\d{2,5}$/, 'expected milliseconds').optional(), subnet: z.string().optional() }),
+    query: z.lazy(() => z.object({ transport: z.string().max(40).optional(), timeout_ms: z.string().regex(/^\d{2,5}$/, 'expected milliseconds').optional(), subnet: z.string().optional() })),
     handler: async ({ query }, ctx) => {
       const [result] = await ctx.services.deviceHub.discover([query.transport ?? 'serial'], Math.min(10_000, Number(query.timeout_ms ?? 1000)));
       return { version: API_VERSION, discovery: result, installed_packages: ctx.services.project.config?.packages ?? [], tls: false };

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../core/errors.js';
 import { defineOperation, type Operation, type OperationContext } from '../core/operation.js';
 import type { EntityDeclaration } from '../entities/declaration.js';
@@ -19,9 +19,9 @@ const entityId = (name: string) =>
     .max(200)
     .regex(/^[^/\u0000-\u001f\u007f]+$/, 'ids cannot contain "/" or control characters')
     .refine((s) => s.trim() === s, 'ids cannot start or end with blanks');
-const tag = z.string().min(1).max(64).regex(/^[^,\u0000-\u001f]+$/, 'tags cannot contain commas or control characters');
-const shortText = z.string().max(500);
-const names = z.array(z.string().min(1).max(100)).max(200);
+const tag = z.lazy(() => z.string().min(1).max(64).regex(/^[^,\u0000-\u001f]+$/, 'tags cannot contain commas or control characters'));
+const shortText = z.lazy(() => z.string().max(500));
+const names = z.lazy(() => z.array(z.string().min(1).max(100)).max(200));
 
 /** A status filter: one value or a comma-separated list, each one of the enumeration (any case). */
 const statusFilter = (values: readonly string[]) =>
@@ -30,7 +30,7 @@ const statusFilter = (values: readonly string[]) =>
     .max(500)
     .refine((v) => (list(v) ?? []).every((x) => values.includes(x.toLowerCase())), `expected one of ${values.join(', ')}`);
 
-const inventoryQuery = z.object({
+const inventoryQuery = z.lazy(() => z.object({
   kind: z.string().max(500).optional(),
   entity_type: z.string().max(500).optional(),
   health: statusFilter(HEALTH_STATUSES).optional(),
@@ -54,7 +54,7 @@ const inventoryQuery = z.object({
   parent_id: z.string().max(200).optional(),
   search: z.string().max(200).optional(),
   q: z.string().max(200).optional(),
-});
+}));
 type InventoryQuery = z.infer<typeof inventoryQuery>;
 
 const lowered = (v: string | undefined) => list(v)?.map((x) => x.toLowerCase());
@@ -86,10 +86,10 @@ function inventoryCriteria(q: InventoryQuery): Criteria {
 }
 
 const oneOrMany = (values: readonly [string, ...string[]]) => z.union([z.enum(values), z.array(z.enum(values)).max(20)]);
-const oneOrManyText = z.union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).max(50)]);
+const oneOrManyText = z.lazy(() => z.union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).max(50)]));
 const arr = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
 
-const queryBody = z.object({
+const queryBody = z.lazy(() => z.object({
   kind: oneOrManyText.optional(),
   entity_type: oneOrManyText.optional(),
   health: oneOrMany(HEALTH_STATUSES).optional(),
@@ -116,7 +116,7 @@ const queryBody = z.object({
   sort: z.enum(['id', 'name', 'kind']).optional(),
   limit: z.number().int().min(1).max(10_000).optional(),
   offset: z.number().int().min(0).optional(),
-});
+}));
 type QueryBody = z.infer<typeof queryBody>;
 
 function queryCriteria(b: QueryBody): Criteria {
@@ -147,8 +147,8 @@ function queryCriteria(b: QueryBody): Criteria {
   return c;
 }
 
-const entityType = z.union([z.string().min(1).max(64), z.object({ custom: z.string().min(1).max(64) })]);
-const registerBody = z.object({
+const entityType = z.lazy(() => z.union([z.string().min(1).max(64), z.object({ custom: z.string().min(1).max(64) })]));
+const registerBody = z.lazy(() => z.object({
   id: entityId('id'),
   entity_type: entityType,
   name: shortText.optional(),
@@ -183,20 +183,20 @@ const registerBody = z.object({
   autonomy: z.record(z.string(), z.unknown()).optional(),
   /** Also write the overlay into the project's entity fragment (as POST /v1/entities/sync does). */
   persist: z.boolean().optional(),
-});
+}));
 type RegisterBody = z.infer<typeof registerBody>;
 
 const tagsBody = z
   .object({ add: z.array(tag).max(100).optional(), remove: z.array(tag).max(100).optional() })
   .refine((b) => (b.add?.length ?? 0) + (b.remove?.length ?? 0) > 0, 'add or remove at least one tag');
-const relateBody = z.object({
+const relateBody = z.lazy(() => z.object({
   from_id: z.string().min(1, 'missing from_id').max(200),
   to_id: z.string().min(1, 'missing to_id').max(200),
   kind: z.enum(RELATIONSHIP_KINDS),
   label: z.string().max(200).optional(),
-});
-const verifyBody = z.object({ required_capabilities: names.optional(), require_trust: z.boolean().optional() });
-const traceQuery = z.object({ entity_id: z.string().min(1).max(200).optional() });
+}));
+const verifyBody = z.lazy(() => z.object({ required_capabilities: names.optional(), require_trust: z.boolean().optional() }));
+const traceQuery = z.lazy(() => z.object({ entity_id: z.string().min(1).max(200).optional() }));
 
 function declarationOf(b: RegisterBody): EntityDeclaration {
   const { persist: _p, security, ...rest } = b;
@@ -314,7 +314,7 @@ const entityOperationList: Operation[] = [
     access: { kind: 'action', action: 'Provision' },
     rpc: { name: 'SyncEntities', request: 'Empty' },
     cli: ['entities', 'sync'],
-    body: z.object({}),
+    body: z.lazy(() => z.object({})),
     handler: (_i, ctx) => ({ version: API_VERSION, ok: true, sync: ctx.services.entities.sync() }),
   }),
   defineOperation({

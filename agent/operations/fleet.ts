@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOperation, type Operation } from '../core/operation.js';
 import type { DeviceRecord } from '../devices/device-registry.js';
 import type { Services } from '../runtime/services.js';
@@ -204,7 +204,7 @@ export const fleetOperations: Operation[] = [
     access: { kind: 'read' },
     rpc: { name: 'GetTrustPackage', request: 'TrustPackageRequest' },
     cli: ['trust', 'package'],
-    query: z.object({ package_name: z.string().max(200).optional() }),
+    query: z.lazy(() => z.object({ package_name: z.string().max(200).optional() })),
     handler: ({ query }, ctx) => {
       const tree = ctx.services.project.config?.tree;
       const deps = table(tree, 'dependencies');

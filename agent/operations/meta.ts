@@ -1,6 +1,5 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOperation, type Operation } from '../core/operation.js';
-import { buildOpenApiDocument } from '../api/openapi.js';
 import { rpcCount } from '../api/rpc-contract.js';
 import { STREAM_PATHS } from '../api/stream-paths.js';
 import type { Services } from '../runtime/services.js';
@@ -37,7 +36,7 @@ function overallStatus(s: Services): 'critical' | 'degraded' | 'healthy' {
   return 'healthy';
 }
 
-const devicePoolSchema = z.object({
+const devicePoolSchema = z.lazy(() => z.object({
   total: z.number(),
   discovered: z.number(),
   quarantined: z.number(),
@@ -49,7 +48,7 @@ const devicePoolSchema = z.object({
   offline: z.number(),
   failed: z.number(),
   retired: z.number(),
-});
+}));
 
 export const metaOperations: Operation[] = [
   defineOperation({
@@ -60,14 +59,14 @@ export const metaOperations: Operation[] = [
     path: '/v1/health',
     access: { kind: 'public' },
     cli: ['health'],
-    response: z.object({
+    response: z.lazy(() => z.object({
       ok: z.literal(true),
       version: z.literal('v1'),
       service: z.string(),
       status: z.string(),
       uptime_ms: z.number(),
       grpc: z.object({ proto_semver: z.string(), rpc_count: z.number() }),
-    }),
+    })),
     handler: (_input, ctx) => healthBody(ctx.services),
   }),
   defineOperation({
@@ -109,7 +108,7 @@ export const metaOperations: Operation[] = [
     path: '/v1/instance',
     access: { kind: 'public' },
     cli: ['instance'],
-    response: z.object({
+    response: z.lazy(() => z.object({
       ok: z.literal(true),
       service: z.string(),
       bind: z.string().nullable(),
@@ -121,7 +120,7 @@ export const metaOperations: Operation[] = [
       fleet_agent_count: z.number(),
       alert_count: z.number(),
       control_center_ui_version: z.string(),
-    }).passthrough(),
+    }).passthrough()),
     handler: (_input, ctx) => {
       const s = ctx.services;
       const cfg = s.project.config;
@@ -190,7 +189,8 @@ export const metaOperations: Operation[] = [
     access: { kind: 'public' },
     rpc: { name: 'GetOpenApi', request: 'Empty' },
     cli: ['openapi'],
-    handler: (_input, ctx) => buildOpenApiDocument(ctx.services.operations, STREAM_PATHS),
+    // The generator (and zod's JSON Schema conversion) loads on the first request for the document.
+    handler: async (_input, ctx) => (await import('../api/openapi.js')).buildOpenApiDocument(ctx.services.operations, STREAM_PATHS),
   }),
   defineOperation({
     id: 'listAlerts',
@@ -212,7 +212,7 @@ export const metaOperations: Operation[] = [
     access: { kind: 'action', action: 'Operate' },
     rpc: { name: 'TestAlert', request: 'Empty' },
     cli: ['alerts', 'test'],
-    body: z.object({ message: z.string().min(1).max(1000).optional() }),
+    body: z.lazy(() => z.object({ message: z.string().min(1).max(1000).optional() })),
     handler: ({ body }, ctx) => {
       const who = ctx.principal?.key_id ?? 'anonymous';
       const alert = ctx.services.alerts.raise(

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest, forbidden } from '../core/errors.js';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { API_VERSION } from '../runtime/versions.js';
@@ -12,30 +12,30 @@ import { completeSignIn } from '../security/oidc/sign-in.js';
  * design (§1.1) and protected by the single-use server-side state and PKCE verifier instead.
  */
 
-const settingsBody = z.object({
+const settingsBody = z.lazy(() => z.object({
   enabled: z.boolean().optional(),
   issuer: z.string().max(2048).optional(),
   client_id: z.string().max(1024).optional(),
   client_secret: z.string().max(4096).optional(),
   group_role_map: z.record(z.string(), z.string()).optional(),
   redirect_uri: z.string().max(2048).optional(),
-});
+}));
 
-const authorizeBody = z.object({
+const authorizeBody = z.lazy(() => z.object({
   redirect_uri: z.string().max(2048).optional(),
-});
+}));
 
-const callbackBody = z.object({
+const callbackBody = z.lazy(() => z.object({
   code: z.string().max(4096).optional(),
   state: z.string().max(512).optional(),
   iss: z.string().max(2048).optional(),
-});
+}));
 
-const syncBody = z.object({
+const syncBody = z.lazy(() => z.object({
   directory: z.array(directoryEntrySchema).optional(),
-});
+}));
 
-const settingsResponse = z.object({
+const settingsResponse = z.lazy(() => z.object({
   version: z.literal('v1'),
   enabled: z.boolean(),
   issuer: z.string(),
@@ -46,15 +46,15 @@ const settingsResponse = z.object({
   redirect_uri: z.string(),
   oauth_ready: z.boolean(),
   persist_path: z.string(),
-});
+}));
 
-const authorizeResponse = z.object({
+const authorizeResponse = z.lazy(() => z.object({
   version: z.literal('v1'),
   authorize_url: z.string(),
   state: z.string(),
   redirect_uri: z.string(),
   pkce: z.literal(true),
-});
+}));
 
 export const oidcOperations: Operation[] = [
   defineOperation({
@@ -77,7 +77,7 @@ export const oidcOperations: Operation[] = [
     access: { kind: 'action', action: 'Deploy' },
     cli: ['admin', 'oidc', 'set'],
     body: settingsBody,
-    response: settingsResponse.extend({ ok: z.literal(true) }),
+    response: z.lazy(() => settingsResponse.unwrap().extend({ ok: z.literal(true) })),
     handler: ({ body }, ctx) => ({ version: API_VERSION, ok: true, ...ctx.services.oidc.configure(body) }),
   }),
   defineOperation<z.infer<typeof authorizeBody>>({

@@ -1,13 +1,13 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { API_VERSION } from '../runtime/versions.js';
 
-const createBody = z.object({
+const createBody = z.lazy(() => z.object({
   title: z.string().min(1, 'missing title').max(500),
   description: z.string().max(5000).optional(),
   severity: z.string().max(20).optional(),
   source_alert_id: z.string().max(200).optional(),
-});
+}));
 
 /** SRE incidents (api-behaviour §10.8); critical alerts open them automatically. */
 export const sreOperations: Operation[] = [
@@ -43,7 +43,7 @@ export const sreOperations: Operation[] = [
     access: { kind: 'action', action: 'Operate' },
     rpc: { name: 'AckSreIncident', request: 'IncidentBodyRequest' },
     cli: ['incidents', 'ack'],
-    body: z.object({ assignee: z.string().max(200).optional() }),
+    body: z.lazy(() => z.object({ assignee: z.string().max(200).optional() })),
     handler: ({ body, params }, ctx) => ({ ok: true, incident: ctx.services.incidents.acknowledge(params['id']!, body.assignee), pagerduty_sync: null }),
   }),
   defineOperation({
@@ -55,7 +55,7 @@ export const sreOperations: Operation[] = [
     access: { kind: 'action', action: 'Operate' },
     rpc: { name: 'ResolveSreIncident', request: 'IncidentIdRequest' },
     cli: ['incidents', 'resolve'],
-    body: z.object({}),
+    body: z.lazy(() => z.object({})),
     handler: ({ params }, ctx) => ({ ok: true, incident: ctx.services.incidents.resolve(params['id']!), pagerduty_sync: null }),
   }),
 ];

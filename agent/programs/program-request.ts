@@ -1,10 +1,10 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The program operation request (spec "Program operation request body", program-language §8).
  * Every flag defaults to false; `file` falls back to the server's `--program`.
  */
-export const programRequestSchema = z.object({
+export const programRequestSchema = z.lazy(() => z.object({
   file: z.string().optional(),
   target: z.string().min(1).optional(),
   all_targets: z.boolean().optional(),
@@ -23,7 +23,7 @@ export const programRequestSchema = z.object({
   mode: z.string().optional(),
   /** Audit decisions: also return the text explanation. */
   explain: z.boolean().optional(),
-});
+}));
 export type ProgramRequest = z.infer<typeof programRequestSchema>;
 
 /**
@@ -38,8 +38,8 @@ export type LocalProgramRequest = ProgramRequest & {
 };
 
 /** GET query of source, trust and traces. */
-export const programQuerySchema = z.object({
+export const programQuerySchema = z.lazy(() => z.object({
   file: z.string().optional(),
   limit: z.coerce.number().int().optional(),
-});
+}));
 export type ProgramQuery = z.infer<typeof programQuerySchema>;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { findRpc, REQUEST_MESSAGE_FIELDS, RPC_METHOD_PREFIX } from '../api/rpc-contract.js';
 import { ApiError, badRequest } from '../core/errors.js';
 import type { Operation, OperationContext } from '../core/operation.js';
@@ -13,12 +13,12 @@ import { invokeRpcOperation, type RpcFields } from './invoke-operation.js';
  * errors with the standard envelope (never 200). JSON-RPC 2.0 clients may add `jsonrpc` and `id`,
  * which are echoed on the answer, success or error.
  */
-export const rpcRequestSchema = z.object({
+export const rpcRequestSchema = z.lazy(() => z.object({
   method: z.string().max(200),
   params: z.record(z.string(), z.unknown()).optional(),
   jsonrpc: z.literal('2.0').optional(),
   id: z.union([z.string().max(200), z.number(), z.null()]).optional(),
-});
+}));
 export type RpcRequest = z.infer<typeof rpcRequestSchema>;
 
 /** The operations the gateway exposes: flagged `jsonRpc` and carrying an RPC. */

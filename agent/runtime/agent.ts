@@ -1,8 +1,10 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import path from 'node:path';
-import { serve, type ServerType } from '@hono/node-server';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import { MutationAudit } from '../audit/mutation-audit.js';
+import { ApiError } from '../core/errors.js';
 import type { Operation } from '../core/operation.js';
 import { canFactory } from '../devices/attachments/can-factory.js';
 import { mqttFactory } from '../devices/attachments/mqtt-factory.js';
@@ -32,9 +34,8 @@ import { loadSettings, type Settings } from '../settings/settings.js';
 import { ensureStateDir } from '../state/state-dir.js';
 import { TelemetryStore } from '../telemetry/telemetry-store.js';
 import type { GrpcServer } from '../transports/grpc/grpc-server.js';
-import { createHttpApp } from '../transports/http/http-app.js';
+import type { HttpStack } from '../transports/http/http-stack.js';
 import type { StreamConnection } from '../transports/ws/stream-connection.js';
-import { mountTelemetryStream } from '../transports/ws/telemetry-stream.js';
 import { formatBindAddress, parseBindAddress } from './bind-address.js';
 import type { Services } from './services.js';
 
@@ -63,8 +64,10 @@ export const MAX_STREAM_CLIENT_MESSAGE_BYTES = 64 * 1024;
  * CLI uses `services` in-process; `listen()` adds the network transports.
  */
 export class Agent {
-  private server: ServerType | null = null;
+  private server: Server | null = null;
   private wss: WebSocketServer | null = null;
+  /** The REST + WebSocket stack, loaded on the first request or upgrade (see `listen()`). */
+  private httpStack: Promise<HttpStack> | null = null;
   private grpc: GrpcServer | null = null;
   /** This agent's open stream connections, closed with it. */
   private readonly openStreams = new Set<StreamConnection>();
@@ -164,12 +167,35 @@ export class Agent {
    */
   async listen(): Promise<string> {
     const { host, port } = parseBindAddress(this.options.bind ?? DEFAULT_BIND);
-    const app = createHttpApp(this.services, this.services.operations, (a) => mountTelemetryStream(a, this.services, this.openStreams));
-    // Clients only ever send small control messages (ping, resume): cap them, or one anonymous socket
-    // could make the agent buffer a message of up to ws's 100 MiB default.
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_STREAM_CLIENT_MESSAGE_BYTES });
-    const server = serve({ fetch: app.fetch, port, hostname: host, websocket: { server: this.wss } });
+    // The socket listens first; the HTTP stack (Hono, its node adapter, ws, the routes of every
+    // operation, and Node's fetch classes that the adapter pulls in) loads on the first request or
+    // WebSocket upgrade, which wait for it. An agent nobody has called yet does not carry it.
+    const server = createServer();
     this.server = server;
+    const pendingRequest = (req: IncomingMessage, res: ServerResponse) => {
+      this.loadHttpStack(server, host).then(
+        (stack) => stack.listener(req, res),
+        (err: Error) => {
+          this.log(`internal error: HTTP stack: ${err.stack ?? err.message}`);
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' });
+          res.end(JSON.stringify(new ApiError(500, 'internal_error', 'internal error').toEnvelope()));
+        },
+      );
+    };
+    const pendingUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.loadHttpStack(server, host).then(
+        // The adapter's own upgrade listener is in place now: hand the upgrade to it.
+        () => server.emit('upgrade', req, socket, head),
+        () => socket.destroy(),
+      );
+    };
+    server.on('request', pendingRequest);
+    server.on('upgrade', pendingUpgrade);
+    this.detachPending = () => {
+      server.off('request', pendingRequest);
+      server.off('upgrade', pendingUpgrade);
+    };
+    server.listen(port, host);
     await new Promise<void>((resolve, reject) => {
       if (server.listening) return resolve();
       server.once('listening', resolve);
@@ -200,6 +226,31 @@ export class Agent {
     // The HAL opens its configured ports, buses and broker in the background; links retry on their own.
     void this.services.deviceHub.start().catch((err: Error) => this.log(`warning: HAL start: ${err.message}`));
     return this.services.listen.bind;
+  }
+
+  /** Removes the listeners that wait for the HTTP stack. */
+  private detachPending: (() => void) | null = null;
+
+  /** Loads and attaches the HTTP stack once; concurrent first requests share the load. */
+  private loadHttpStack(server: Server, hostname: string): Promise<HttpStack> {
+    this.httpStack ??= import('../transports/http/http-stack.js').then(({ attachHttpStack }) => {
+      if (this.server !== server) throw new Error('the agent is closed');
+      // The waiting listeners go first: the adapter adds its own `upgrade` listener and rejects a
+      // bad upgrade itself only when that is the sole one.
+      this.detachPending?.();
+      this.detachPending = null;
+      const stack = attachHttpStack(server, {
+        hostname,
+        services: this.services,
+        operations: this.services.operations,
+        openStreams: this.openStreams,
+        maxPayload: MAX_STREAM_CLIENT_MESSAGE_BYTES,
+      });
+      server.on('request', stack.listener);
+      this.wss = stack.wss;
+      return stack;
+    });
+    return this.httpStack;
   }
 
   /** Open stream connections (for diagnostics and tests). */

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../../core/errors.js';
 import type { DirectoryEntry } from '../users.js';
 
@@ -8,7 +8,7 @@ import type { DirectoryEntry } from '../users.js';
  * (api-behaviour §8.6 step 6): `sub` or `user_id`, `name` or `preferred_username` (or
  * `display_name`), `email`, `groups[]`, optional `role`. Unknown fields are ignored.
  */
-export const directoryEntrySchema = z.object({
+export const directoryEntrySchema = z.lazy(() => z.object({
   user_id: z.string().optional(),
   sub: z.string().optional(),
   display_name: z.string().optional(),
@@ -17,7 +17,7 @@ export const directoryEntrySchema = z.object({
   email: z.string().nullable().optional(),
   groups: z.union([z.array(z.string()), z.string()]).nullable().optional(),
   role: z.string().nullable().optional(),
-});
+}));
 export type RawDirectoryEntry = z.infer<typeof directoryEntrySchema>;
 
 const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
@@ -40,11 +40,11 @@ export function toDirectoryEntry(raw: Record<string, unknown>): DirectoryEntry {
   };
 }
 
-const directoryFileSchema = z.union([
+const directoryFileSchema = z.lazy(() => z.union([
   z.array(directoryEntrySchema),
   z.object({ directory: z.array(directoryEntrySchema) }),
   z.object({ users: z.array(directoryEntrySchema) }),
-]);
+]));
 
 /**
  * Reads the directory file named by `SVC_OIDC_DIRECTORY_JSON`: a JSON array of entries, or an object
