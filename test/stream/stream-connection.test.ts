@@ -126,6 +126,9 @@ function fill(ring: Ring<unknown>, n: number, make: (i: number) => unknown = tel
   for (let i = 0; i < n; i++) ring.append(make(ring.headOffset));
 }
 
+/** Lets the connection's once-per-turn flush (`setImmediate`) run. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
 describe('StreamConnection: hello and replay', () => {
@@ -242,7 +245,7 @@ describe('StreamConnection: hello and replay', () => {
     expect(conn.stats().dropped_frames).toBe(0);
   });
 
-  it('switches to live push once caught up', () => {
+  it('switches to live push once caught up, flushing at the end of the turn', async () => {
     const { socket, conn, backlogs } = setup();
     fill(backlogs.telemetry, 2);
     conn.start();
@@ -251,11 +254,15 @@ describe('StreamConnection: hello and replay', () => {
 
     const offset = backlogs.telemetry.append(telemetryItem(99));
     expect(offset).toBe(2);
-    // Pushed at once, without waiting for a poll.
+    // Queued for this turn's flush, not waiting for a poll.
+    expect(socket.offsets('telemetry')).toEqual([0, 1]);
+    expect(conn.stats().pending_frames).toBe(1);
+    await turn();
     expect(socket.ofType('telemetry').at(-1)).toEqual({ type: 'telemetry', offset: 2, event: telemetryItem(99) });
     backlogs.traces.append(traceItem(0));
-    expect(socket.ofType('trace')).toEqual([{ type: 'trace', offset: 0, record: traceItem(0) }]);
     backlogs.alerts.append(alertItem(0));
+    await turn();
+    expect(socket.ofType('trace')).toEqual([{ type: 'trace', offset: 0, record: traceItem(0) }]);
     expect(socket.ofType('alert')).toEqual([{ type: 'alert', offset: 0, alert: alertItem(0) }]);
     socket.completeAll();
     expect(conn.stats()).toMatchObject({ pending_frames: 0, dropped_frames: 0, sent_frames: 5 });
@@ -315,10 +322,11 @@ describe('StreamConnection: backpressure (D6)', () => {
     expect(after).toEqual([5, 6, 7, 8]);
   });
 
-  it('when every pending frame is already in the socket, the new frame is the one dropped', () => {
+  it('when every pending frame is already in the socket, the new frame is the one dropped', async () => {
     const { socket, conn, backlogs } = setup({ maxPendingFrames: 2 });
     conn.start();
     fill(backlogs.telemetry, 2);
+    await turn();
     expect(socket.heldData()).toBe(2);
     fill(backlogs.telemetry, 3); // 2, 3, 4 find no room
     expect(conn.stats()).toMatchObject({ pending_frames: 2, dropped_frames: 3, paused: true });
@@ -327,6 +335,7 @@ describe('StreamConnection: backpressure (D6)', () => {
     expect(socket.offsets('telemetry')).toEqual([0, 1]);
     expect(socket.ofType('backpressure').at(-1)).toMatchObject({ paused: false, dropped_frames: 3 });
     backlogs.telemetry.append(telemetryItem(5));
+    await turn();
     expect(socket.offsets('telemetry')).toEqual([0, 1, 5]);
   });
 
@@ -354,7 +363,7 @@ describe('StreamConnection: backpressure (D6)', () => {
 });
 
 describe('StreamConnection: client messages', () => {
-  it('resume answers resumed and replays from the given offsets', () => {
+  it('resume answers resumed and replays from the given offsets', async () => {
     const { socket, conn, backlogs } = setup();
     fill(backlogs.telemetry, 6);
     fill(backlogs.traces, 4, traceItem);
@@ -375,6 +384,7 @@ describe('StreamConnection: client messages', () => {
 
     // And live push continues after the resumed replay.
     backlogs.alerts.append(alertItem(3));
+    await turn();
     expect(socket.ofType('alert').at(-1)).toEqual({ type: 'alert', offset: 3, alert: alertItem(3) });
     expect(conn.stats().dropped_frames).toBe(0);
   });
@@ -533,7 +543,7 @@ describe('StreamConnection: timers', () => {
 });
 
 describe('StreamConnection: tenant filter (D6)', () => {
-  it('never sends a frame carrying a foreign tenant_id, top-level or in payload, in replay or live', () => {
+  it('never sends a frame carrying a foreign tenant_id, top-level or in payload, in replay or live', async () => {
     const { socket, conn, backlogs } = setup({ tenantId: 'acme' });
     backlogs.telemetry.append(telemetryItem(0)); // 0 no tenant: sent
     backlogs.telemetry.append(telemetryItem(1, { tenant_id: 'other' })); // 1 foreign: hidden
@@ -555,6 +565,7 @@ describe('StreamConnection: tenant filter (D6)', () => {
     backlogs.telemetry.append(telemetryItem(9, { tenant_id: 'acme', payload: { tenant_id: 'other' } }));
     backlogs.alerts.append(alertItem(2, { payload: { tenant_id: 'other' } }));
     backlogs.telemetry.append(telemetryItem(10, { tenant_id: 'acme' }));
+    await turn();
     socket.completeAll();
     expect(socket.offsets('telemetry')).toEqual([0, 3, 6, 10]);
     expect(socket.offsets('alert')).toEqual([1]);
@@ -596,15 +607,17 @@ describe('StreamConnection: lifecycle', () => {
     expect(counts()).toEqual([0, 0, 0]);
   });
 
-  it('a failed write ends the stream with 1011 and stops sending', () => {
+  it('a failed write ends the stream with 1011 and stops sending', async () => {
     const { socket, conn, backlogs } = setup();
     conn.start();
     socket.completeAll();
     fill(backlogs.telemetry, 2);
+    await turn();
     socket.complete(1, new Error('EPIPE'));
     expect(socket.closes).toEqual([{ code: 1011, reason: 'write failed' }]);
     const n = socket.sent.length;
     fill(backlogs.telemetry, 2);
+    await turn();
     socket.completeAll();
     expect(socket.sent.length).toBe(n);
     expect(socket.closes).toHaveLength(1);
@@ -612,7 +625,7 @@ describe('StreamConnection: lifecycle', () => {
 });
 
 describe('frames built from a ring that serialises each item once', () => {
-  it('are byte-for-byte the JSON.stringify frames, live and replayed, for every client', () => {
+  it('are byte-for-byte the JSON.stringify frames, live and replayed, for every client', async () => {
     const telemetry = new Ring<unknown>(1000, { immutableItems: true });
     const raw: string[][] = [[], []];
     const conns = raw.map((out) => {
@@ -628,8 +641,123 @@ describe('frames built from a ring that serialises each item once', () => {
     conns[0]!.start(); // replays offset 0
     conns[1]!.start();
     telemetry.append(telemetryItem(1)); // live for both
+    await turn();
     const expected = [0, 1].map((offset) => JSON.stringify({ type: 'telemetry', offset, event: telemetry.at(offset) }));
     for (const out of raw) expect(out.filter((d) => d.startsWith('{"type":"telemetry"'))).toEqual(expected);
     expect(telemetry.json(telemetry.at(1))).toBe(JSON.stringify(telemetry.at(1)));
+  });
+});
+
+/**
+ * A socket that reports its buffered bytes and corks batches, like `ws` over a net socket: bytes
+ * written while uncorked (or at uncork) leave at once unless the "kernel" is full; write callbacks are
+ * held until the test releases them, as they fire on a later tick in Node.
+ */
+class ByteSocket extends FakeSocket {
+  buffered = 0;
+  corked = false;
+  kernelFull = false;
+  batches: number[] = [];
+  private batchWrites = 0;
+
+  override send(data: string, done: (err?: Error) => void): void {
+    super.send(data, done);
+    this.buffered += data.length;
+    this.batchWrites++;
+    if (!this.corked) this.flushBytes();
+  }
+
+  bufferedAmount(): number {
+    return this.buffered;
+  }
+
+  batch(writes: () => void): void {
+    this.corked = true;
+    this.batchWrites = 0;
+    writes();
+    this.corked = false;
+    this.batches.push(this.batchWrites);
+    this.flushBytes();
+  }
+
+  flushBytes(): void {
+    if (!this.kernelFull) this.buffered = 0;
+  }
+}
+
+describe('StreamConnection: byte-judged socket with batched writes', () => {
+  function setupBytes(maxPendingFrames = 64) {
+    const backlogs: Backlogs = { telemetry: new Ring<unknown>(10_000), traces: new Ring<unknown>(10), alerts: new Ring<unknown>(10) };
+    const socket = new ByteSocket();
+    const conn = new StreamConnection(socket, backlogs, { maxPendingFrames, heartbeatIntervalMs: 3_600_000, streamSeconds: 0, tenantId: 'default' });
+    live.push(conn);
+    return { socket, conn, backlogs };
+  }
+
+  it('a burst far above the pending-frame limit, in one turn, reaches a reading client without drops even before any write callback', async () => {
+    const { socket, conn, backlogs } = setupBytes(64);
+    conn.start();
+    fill(backlogs.telemetry, 500);
+    await turn();
+    expect(socket.offsets('telemetry')).toEqual(range(0, 500));
+    expect(conn.stats()).toMatchObject({ dropped_frames: 0, pending_frames: 0, paused: false });
+    expect(socket.ofType('backpressure')).toEqual([]);
+    // Written in corked batches, not one write per frame.
+    expect(socket.batches.length).toBeLessThan(500 / 16);
+    socket.completeAll();
+    expect(conn.stats().sent_frames).toBe(500);
+  });
+
+  it('frames of one turn are flushed together at the end of the turn', async () => {
+    const { socket, conn, backlogs } = setupBytes();
+    conn.start();
+    socket.completeAll();
+    socket.batches.length = 0;
+    fill(backlogs.telemetry, 10);
+    expect(socket.data()).toEqual([]);
+    await turn();
+    expect(socket.offsets('telemetry')).toEqual(range(0, 10));
+    expect(socket.batches).toEqual([10]);
+  });
+
+  it('a reader that takes nothing: pending stays bounded, the oldest queued frames are dropped, then it recovers in order', async () => {
+    const { socket, conn, backlogs } = setupBytes(8);
+    conn.start();
+    socket.completeAll();
+    socket.kernelFull = true;
+    for (let i = 0; i < 50; i++) {
+      backlogs.telemetry.append(telemetryItem(backlogs.telemetry.headOffset));
+      expect(conn.stats().pending_frames).toBeLessThanOrEqual(8);
+      if (i % 7 === 0) await turn();
+    }
+    await turn();
+    const stats = conn.stats();
+    expect(stats.pending_frames).toBeLessThanOrEqual(8);
+    expect(stats.dropped_frames).toBeGreaterThan(30);
+    // Only up to half the limit went into the socket; the rest waited where the oldest could be dropped.
+    expect(socket.heldData()).toBeLessThanOrEqual(4);
+    expect(socket.ofType('backpressure')).toEqual([expect.objectContaining({ type: 'backpressure', paused: true })]);
+
+    socket.kernelFull = false;
+    socket.buffered = 0;
+    socket.completeAll();
+    await turn();
+    socket.completeAll();
+    const offsets = socket.offsets('telemetry');
+    expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+    expect(offsets.at(-1)).toBe(49);
+    expect(offsets.length + conn.stats().dropped_frames).toBe(50);
+    expect(socket.ofType('backpressure').at(-1)).toMatchObject({ paused: false, dropped_frames: conn.stats().dropped_frames });
+    expect(conn.stats()).toMatchObject({ pending_frames: 0, paused: false });
+  });
+
+  it('control frames still go out ahead of queued data frames', async () => {
+    const { socket, conn, backlogs } = setupBytes();
+    conn.start();
+    socket.completeAll();
+    fill(backlogs.telemetry, 3);
+    conn.receive('{"type":"ping"}');
+    await turn();
+    expect(socket.sent.slice(1).map((f) => (isData(f) ? f['offset'] : f['type']))).toEqual(['pong', 0, 1, 2]);
   });
 });

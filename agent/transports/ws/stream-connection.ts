@@ -12,6 +12,15 @@ export interface Backlog {
 export interface StreamSocket {
   send(data: string, done: (err?: Error) => void): void;
   close(code: number, reason: string): void;
+  /**
+   * Bytes handed to the socket that have not left the process yet (`ws.bufferedAmount`: the net
+   * socket's `writableLength` plus the sender's own queue). A write whose bytes left is complete even
+   * though its callback only fires on a later tick. Without it every write counts as waiting until its
+   * callback, and at most `MAX_IN_FLIGHT` writes are handed over at once.
+   */
+  bufferedAmount?(): number;
+  /** Runs `writes` with the socket corked, so the frames they send go out in one write. */
+  batch?(writes: () => void): void;
 }
 
 export type BacklogName = 'telemetry' | 'traces' | 'alerts';
@@ -41,10 +50,19 @@ export interface StreamStats {
 }
 
 /**
- * Writes handed to the socket at once. Small on purpose: frames wait in our queue, where the oldest
- * can still be dropped, instead of in the socket buffer, where nothing can be taken back.
+ * For a socket that cannot report its buffered bytes: writes handed to it at once. Small on purpose:
+ * frames wait in our queue, where the oldest can still be dropped, instead of in the socket buffer,
+ * where nothing can be taken back.
  */
 const MAX_IN_FLIGHT = 4;
+
+/**
+ * For a socket that reports its buffered bytes: frames are handed to it while fewer than this many
+ * bytes wait in it (and fewer than half the pending-frame limit, so a stuck reader's backlog stays in
+ * our queue, where the oldest can be dropped). A client that reads keeps this near 0: the kernel takes
+ * each batch at once.
+ */
+export const SOCKET_BUDGET_BYTES = 64 * 1024;
 
 /**
  * Unwritten optional control frames (`pong`, `heartbeat`, `resumed`) allowed at once. They bypass the
@@ -59,14 +77,25 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * One client of `WS /v1/stream/telemetry` (rules D6, §14). Each backlog has a cursor: at connect (and
  * after `resume`) the connection replays from the cursor, pulling only as fast as the client takes
- * frames; once a backlog is caught up, new items are pushed as they arrive. Pending frames (queued or
- * being written) are capped; when a new frame finds the cap reached, the oldest queued frame is
- * dropped, counted and announced with a `backpressure` frame, and `paused:false` follows once the
- * queue drained to half. Items a slow replay lost to ring overrun are counted as dropped too.
+ * frames; once a backlog is caught up, new items are pushed as they arrive. Pending frames (queued, or
+ * handed to the socket with bytes still waiting in it) are capped; when a new frame finds the cap
+ * reached, the oldest queued frame is dropped, counted and announced with a `backpressure` frame, and
+ * `paused:false` follows once the queue drained to half. Items a slow replay lost to ring overrun are
+ * counted as dropped too.
+ *
+ * Live frames are queued and flushed once per event-loop turn (`setImmediate`), in one corked write,
+ * or at once when the queue reaches the limit. Whether the socket takes more is judged by the bytes
+ * still waiting in it, not by unfired write callbacks, so a burst to a client that reads is written,
+ * not dropped.
  */
 export class StreamConnection {
   private readonly queue: string[] = [];
+  /** Data writes handed to the socket whose callback has not fired yet. */
   private inFlight = 0;
+  /** Sizes of those writes, oldest first from `inFlightHead` (callbacks fire in write order). */
+  private inFlightSizes: number[] = [];
+  private inFlightHead = 0;
+  private flushScheduled = false;
   private readonly cursor: Record<BacklogName, number> = { telemetry: 0, traces: 0, alerts: 0 };
   private readonly live: Record<BacklogName, boolean> = { telemetry: false, traces: false, alerts: false };
   private dropped = 0;
@@ -107,6 +136,7 @@ export class StreamConnection {
     this.timers.push(hb);
     if (this.options.streamSeconds > 0) this.scheduleEnd(Date.now() + this.options.streamSeconds * 1000);
     this.pump();
+    this.flush();
   }
 
   /** Closes normally at `deadline`, re-arming in steps so a duration beyond the timer range is honoured. */
@@ -151,6 +181,7 @@ export class StreamConnection {
       alert_offset: this.cursor.alerts,
     });
     this.pump();
+    this.flush();
   }
 
   stats(): StreamStats {
@@ -172,7 +203,29 @@ export class StreamConnection {
   }
 
   private pending(): number {
-    return this.queue.length + this.inFlight;
+    return this.queue.length + this.waitingInSocket();
+  }
+
+  /**
+   * Data frames handed to the socket whose bytes have not left the process. Bytes leave in write
+   * order, so these are the newest writes covering `bufferedAmount` (control frames on the way are
+   * counted as data: an overestimate, never an under-count).
+   */
+  private waitingInSocket(): number {
+    if (!this.socket.bufferedAmount) return this.inFlight;
+    let bytes = this.socket.bufferedAmount();
+    let n = 0;
+    for (let i = this.inFlightSizes.length - 1; bytes > 0 && i >= this.inFlightHead; i--) {
+      bytes -= this.inFlightSizes[i]!;
+      n++;
+    }
+    return n;
+  }
+
+  /** True while the socket should be handed another data frame. */
+  private socketHasRoom(): boolean {
+    if (!this.socket.bufferedAmount) return this.inFlight < MAX_IN_FLIGHT;
+    return this.socket.bufferedAmount() < SOCKET_BUDGET_BYTES && this.waitingInSocket() < Math.max(1, this.options.maxPendingFrames >> 1);
   }
 
   private heartbeatFrame() {
@@ -216,13 +269,16 @@ export class StreamConnection {
     this.cursor[name] = offset + 1;
     const f = this.frame(name, item, offset);
     if (f === null) return;
+    // A full queue is flushed at once when the socket has room: only a socket that is not taking
+    // bytes makes us drop.
+    if (this.pending() >= this.options.maxPendingFrames) this.flush();
     if (this.pending() >= this.options.maxPendingFrames) {
       if (this.queue.length > 0) {
         this.queue.shift();
         this.queue.push(f);
         // Announced after the swap, so `pending_frames` reports the (full) queue as it stands.
         this.countDropped(1);
-        this.drain();
+        this.scheduleFlush();
       } else {
         // Every pending frame is already in the socket: the new one is the only one we can drop.
         this.countDropped(1);
@@ -230,7 +286,7 @@ export class StreamConnection {
       return;
     }
     this.queue.push(f);
-    this.drain();
+    this.scheduleFlush();
   }
 
   private countDropped(n: number): void {
@@ -241,10 +297,18 @@ export class StreamConnection {
     }
   }
 
-  /** Pulls replay items into the queue while there is room, round-robin over the backlogs. */
+  /**
+   * Pulls replay items into the queue while there is room, round-robin over the backlogs; a full
+   * queue is flushed while the socket takes it, so a replay to a reading client is not paced by turns.
+   */
   private pump(): void {
     let progressed = true;
-    while (!this.closed && progressed && this.pending() < this.options.maxPendingFrames) {
+    while (!this.closed && progressed) {
+      if (this.pending() >= this.options.maxPendingFrames) {
+        const queued = this.queue.length;
+        this.flush();
+        if (this.queue.length === queued || this.pending() >= this.options.maxPendingFrames) break;
+      }
       progressed = false;
       for (const name of BACKLOG_NAMES) {
         if (this.live[name] || this.pending() >= this.options.maxPendingFrames) continue;
@@ -264,27 +328,57 @@ export class StreamConnection {
         progressed = true;
       }
     }
-    this.drain();
+    if (this.queue.length > 0) this.scheduleFlush();
   }
 
-  private drain(): void {
-    while (!this.closed && this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
-      const f = this.queue.shift()!;
-      this.inFlight++;
-      this.socket.send(f, (err) => this.written(err));
+  /** Flushes the queue on the next turn, so the frames of one turn go out in one write. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled || this.closed) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  /** Hands queued frames to the socket while it has room, corked, in order. */
+  private flush(): void {
+    while (!this.closed && this.queue.length > 0 && this.socketHasRoom()) {
+      const before = this.queue.length;
+      const writes = () => {
+        while (!this.closed && this.queue.length > 0 && this.socketHasRoom()) this.write(this.queue.shift()!);
+      };
+      if (this.socket.batch) this.socket.batch(writes);
+      else writes();
+      if (this.queue.length === before) break;
     }
+    this.checkUnpause();
+  }
+
+  private write(f: string): void {
+    this.inFlight++;
+    this.inFlightSizes.push(f.length);
+    this.socket.send(f, (err) => this.written(err));
   }
 
   private written(err?: Error): void {
     this.inFlight--;
+    this.inFlightHead++;
+    if (this.inFlightHead >= 1024 && this.inFlightHead * 2 >= this.inFlightSizes.length) {
+      this.inFlightSizes = this.inFlightSizes.slice(this.inFlightHead);
+      this.inFlightHead = 0;
+    }
     if (this.closed) return;
     if (err) {
       this.end(1011, 'write failed');
       return;
     }
     this.sent++;
-    this.drain();
     this.pump();
+    this.flush();
+  }
+
+  private checkUnpause(): void {
     if (this.paused && this.pending() <= Math.floor(this.options.maxPendingFrames / 2)) {
       this.paused = false;
       this.sendControl({ type: 'backpressure', paused: false, pending_frames: this.pending(), dropped_frames: this.dropped });
@@ -303,6 +397,8 @@ export class StreamConnection {
     this.controlInFlight++;
     this.socket.send(JSON.stringify(frame), () => {
       this.controlInFlight--;
+      // Bytes of this frame held back queued data frames (socket budget): let them follow.
+      if (!this.closed && this.queue.length > 0) this.scheduleFlush();
     });
   }
 }

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { upgradeWebSocket } from '@hono/node-server';
+import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import { notFound, unauthorized } from '../../core/errors.js';
 import { TELEMETRY_STREAM_PATH } from '../../api/stream-paths.js';
@@ -28,6 +29,18 @@ export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services, ope
               raw.send(data, done);
             },
             close: (code, reason) => raw.close(code, reason),
+            bufferedAmount: () => raw.bufferedAmount,
+            batch: (writes) => {
+              // `ws` writes each frame straight to its net socket; corked, a turn's frames leave in one writev.
+              const socket = (raw as unknown as { _socket?: Socket | null })._socket;
+              if (!socket || socket.writableCorked > 0) return writes();
+              socket.cork();
+              try {
+                writes();
+              } finally {
+                socket.uncork();
+              }
+            },
           },
           { telemetry: services.telemetry.ring, traces: services.traces, alerts: services.alerts.ring },
           { ...services.settings.ws, tenantId: services.settings.tenantId },
