@@ -3,8 +3,10 @@
 //
 // The agent runs in this process with its default stream settings (SVC_WS_MAX_PENDING_FRAMES 64 per
 // client: a client that falls behind loses its oldest frames, which are counted). Eight emulated
-// devices (emulated-devices.js) feed BENCH_FANOUT_RATE (2 500) msg/s for BENCH_FANOUT_SECONDS (5 s),
-// timer-paced, so 20 clients should get 20 x 2 500 = 50 000 frames/s. The 20 clients
+// devices (emulated-devices.js) feed BENCH_FANOUT_RATE (3 000) msg/s for BENCH_FANOUT_SECONDS (5 s),
+// timer-paced, so 20 clients should get 20 x 3 000 = 60 000 frames/s: offered above the 50 000
+// target, because the figure counts the drain after the feed and an offer of exactly 50 000 can
+// only ever measure just under it. The 20 clients
 // (fanout-clients.js) run in one other process and count the telemetry frames they receive.
 // Reported: frames/s delivered (sum over clients, over the feed window plus the drain after it),
 // frames dropped (the agent's own per-connection `dropped_frames`) and frames missing.
@@ -19,7 +21,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const { Agent } = await import(path.join(ROOT, 'dist', 'agent', 'runtime', 'agent.js'));
 
 const CLIENTS = Number(process.env.BENCH_FANOUT_CLIENTS ?? 20);
-const RATE = Number(process.env.BENCH_FANOUT_RATE ?? 2500);
+const RATE = Number(process.env.BENCH_FANOUT_RATE ?? 3000);
 const SECONDS = Number(process.env.BENCH_FANOUT_SECONDS ?? 5);
 const TARGET = 50_000;
 
