@@ -49,7 +49,8 @@ export interface EntityDeclaration {
   autonomy?: Record<string, unknown> | undefined;
 }
 
-const TEXT_FIELDS = [
+/** Free-text fields an entity declaration may state (also the first of the fields a merge carries over). */
+export const TEXT_FIELDS = [
   'name',
   'display_name',
   'description',

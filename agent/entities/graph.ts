@@ -1,22 +1,10 @@
+import { TEXT_FIELDS } from './declaration.js';
 import { relationshipKey, type Entity, type Relationship } from './model.js';
 import type { Derived } from './sources.js';
 import type { TagEdits } from './overlay-store.js';
 
 const SCALARS = [
-  'name',
-  'display_name',
-  'description',
-  'parent_id',
-  'version',
-  'manufacturer',
-  'model',
-  'serial_number',
-  'hardware_revision',
-  'firmware_version',
-  'software_version',
-  'provider',
-  'package',
-  'owner',
+  ...TEXT_FIELDS,
   'location',
   'security',
   'health_status',
