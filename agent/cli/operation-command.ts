@@ -5,6 +5,7 @@ import { parseInput } from '../core/validate.js';
 import { Agent } from '../runtime/agent.js';
 import { enforceAccess } from '../security/access.js';
 import type { Principal } from '../security/principal.js';
+import { commitState } from '../state/commit.js';
 import { UsageError } from './args.js';
 
 /** Options every operation command understands; the rest become body fields or query parameters. */
@@ -73,10 +74,13 @@ export async function runLocal(op: Operation, input: ReturnType<typeof buildInpu
       user_id: os.userInfo().username,
     };
     enforceAccess(op.access, principal, op.path, s);
-    return await op.handler(
+    const result = await op.handler(
       { body: parseInput(op.body, input.body, 'body'), query: parseInput(op.query, input.query, 'query'), params: input.params },
       { services: s, principal, correlationId: `cli-${Date.now()}`, transport: 'cli' },
     );
+    // Success is reported only once the change is on disk; a failed write is the command's error.
+    await commitState();
+    return result;
   } finally {
     await agent.close();
   }

@@ -4,6 +4,7 @@ import { parse, stringify } from 'smol-toml';
 import { isTable } from '../project/deep-merge.js';
 import type { OverlayFile, TagEdits } from './overlay-store.js';
 import { fromDeclarations, type Derived } from './sources.js';
+import { writeFileDurablySync } from '../state/durable-file.js';
 
 /** The configuration fragment a sync writes, beside the project's `svc.toml`. */
 export const ENTITY_FRAGMENT_FILE = 'svc.entities.toml';
@@ -31,31 +32,6 @@ function tomlValue(v: unknown): unknown {
   return v === null ? undefined : v;
 }
 
-/** Writes `data` to `file` so that a crash leaves the old or the new file, never a torn one. */
-export function writeFileAtomic(file: string, data: string): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${Date.now()}`);
-  const fd = fs.openSync(tmp, 'w', 0o644);
-  try {
-    fs.writeSync(fd, data);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(tmp, file);
-  } catch (err) {
-    fs.rmSync(tmp, { force: true });
-    throw err;
-  }
-  try {
-    const dir = fs.openSync(path.dirname(file), 'r');
-    fs.fsyncSync(dir);
-    fs.closeSync(dir);
-  } catch {
-    /* directories cannot be fsynced everywhere; the rename is what makes the write atomic */
-  }
-}
-
 /** Renders the overlay as `[[entities]]`, `[entity_tags.<id>]` and `[[relationships]]` and writes it atomically. */
 export function writeEntityFragment(projectRoot: string, overlay: Readonly<OverlayFile>, now = new Date()): SyncResult {
   const file = path.join(projectRoot, ENTITY_FRAGMENT_FILE);
@@ -72,7 +48,7 @@ export function writeEntityFragment(projectRoot: string, overlay: Readonly<Overl
   if (relationships.length) doc['relationships'] = relationships;
   if (Object.keys(tags).length) doc['entity_tags'] = tags;
   const header = `# Entity registry overlay, written by POST /v1/entities/sync (svc entities sync).\n# The agent reads this file at start as part of the project configuration; edits are kept.\n\n`;
-  writeFileAtomic(file, header + stringify(doc) + '\n');
+  writeFileDurablySync(file, header + stringify(doc) + '\n', 0o644);
   return {
     path: file,
     entities_written: entities.length,

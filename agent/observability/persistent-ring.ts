@@ -12,10 +12,12 @@ export class PersistentRing<T> extends Ring<T> {
     super(capacity);
   }
 
-  static async open<T>(file: string, capacity: number, coalesceMs = 0): Promise<PersistentRing<T>> {
+  /** `coalesceMs` and `durable` as for `JsonStore` (a ring of acknowledged facts, such as alerts, is durable). */
+  static async open<T>(file: string, capacity: number, options: { coalesceMs?: number; durable?: boolean } = {}): Promise<PersistentRing<T>> {
     const store = await JsonStore.open<RingFile<T>>(file, {
       defaults: () => ({ first_offset: 0, items: [] }),
-      coalesceMs,
+      coalesceMs: options.coalesceMs ?? 0,
+      durable: options.durable ?? true,
       revive: (raw) => {
         // Older files (and the reference) hold a bare array.
         if (Array.isArray(raw)) return { first_offset: 0, items: raw as T[] };

@@ -13,7 +13,11 @@ export interface TraceRecord {
 
 export const TRACES_FILE = 'control-center-traces.json';
 
-/** The request trace ring; high churn, so its file is rewritten at most once a second (D10). */
+/**
+ * The request trace ring; high churn, so its file is rewritten at most once a second (D10). Traces
+ * are diagnostics, not acknowledged state: a crash may lose the last second of them, and no request
+ * waits for them to reach the disk.
+ */
 export function openTraceRing(stateDir: string, capacity: number): Promise<PersistentRing<TraceRecord>> {
-  return PersistentRing.open<TraceRecord>(path.join(stateDir, TRACES_FILE), capacity, 1000);
+  return PersistentRing.open<TraceRecord>(path.join(stateDir, TRACES_FILE), capacity, { coalesceMs: 1000, durable: false });
 }

@@ -5,6 +5,7 @@ import { isMutation, type Operation } from '../core/operation.js';
 import { parseInput } from '../core/validate.js';
 import type { Services } from '../runtime/services.js';
 import { enforceAccess } from '../security/access.js';
+import { commitState } from '../state/commit.js';
 import type { Principal } from '../security/principal.js';
 
 /**
@@ -99,6 +100,8 @@ export async function invokeRpcOperation(call: RpcCall, services: Services): Pro
     params,
   };
   const result = await op.handler(input, { services, principal, correlationId: call.correlationId, transport: call.transport });
+  // An OK status promises the change is on disk (docs/security.md §10, "Durability").
+  if (op.method !== 'GET') await commitState();
   if (isMutation(op)) {
     services.audit.recordRpcMutation({
       transport: call.transport,

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import { DataFile } from 'lowdb/node';
+import { registerDurable, unregisterDurable, type Committable } from './commit.js';
+import { DurableJsonFile } from './durable-file.js';
 
 export interface JsonStoreOptions<T> {
   /** Fresh content when the file does not exist (or could not be read). */
@@ -13,10 +14,17 @@ export interface JsonStoreOptions<T> {
    */
   revive?: (raw: unknown) => T;
   /**
-   * Minimum spacing between two writes. 0 writes once per event-loop turn (changes made by one request
-   * land in one write); high-churn stores such as the trace ring use ~1000 ms (D10).
+   * Minimum spacing between two background writes. 0 writes once per event-loop turn (changes made by
+   * one request land in one write); high-churn stores such as the trace ring use ~1000 ms
+   * (docs/api.md, request traces). A commit (`commitState()`) does not wait for this spacing.
    */
   coalesceMs?: number;
+  /**
+   * Whether the store holds acknowledged state, which a mutation's 2xx promises is on disk
+   * (`agent/state/commit.ts`). Default true; observability rings that may lose their last second on
+   * a crash (the trace ring) say false.
+   */
+  durable?: boolean;
   onWarning?: (message: string) => void;
   /** Called just before each write: lets a store whose live form is not its document (a ring) fill it in. */
   beforeWrite?: () => void;
@@ -24,14 +32,18 @@ export interface JsonStoreOptions<T> {
 
 /**
  * One JSON document persisted in the state directory. Reads are from memory; `change()` mutates and
- * schedules a write. Writes go through lowdb (temp file + rename), so a crash at any moment leaves
- * either the previous or the new complete file, never a torn one. Only changed stores are written.
+ * schedules a write. Every write replaces the file atomically and fsyncs it (`durable-file.ts`), so a
+ * crash at any moment leaves either the previous or the new complete file, never a torn one. Only
+ * changed stores are written, and at most one write per store is under way: changes made during a
+ * write are collected into the next one (group commit, `commit.ts`).
  */
-export class JsonStore<T> {
-  private dirty = false;
+export class JsonStore<T> implements Committable {
+  /** Counts changes; `writtenVersion` is the newest count known to be on disk. */
+  private version = 0;
+  private writtenVersion = 0;
+  private inflight: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private lastWriteAt = 0;
-  private writing: Promise<void> = Promise.resolve();
   private closed = false;
   beforeWrite: (() => void) | null = null;
 
@@ -45,8 +57,7 @@ export class JsonStore<T> {
   static async open<T>(file: string, options: JsonStoreOptions<T>): Promise<JsonStore<T>> {
     const warn = options.onWarning ?? ((m: string) => process.stderr.write(`warning: ${m}\n`));
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    const adapter = new DataFile<T>(file, { parse: JSON.parse, stringify: (d) => JSON.stringify(d, null, 2) + '\n' });
-    const db = new Low<T>(adapter, options.defaults());
+    const db = new Low<T>(new DurableJsonFile<T>(file), options.defaults());
     try {
       await db.read();
       db.data = db.data === null || db.data === undefined ? options.defaults() : (options.revive ? options.revive(db.data) : db.data);
@@ -62,11 +73,17 @@ export class JsonStore<T> {
     }
     const store = new JsonStore(file, db, options.coalesceMs ?? 0, warn);
     store.beforeWrite = options.beforeWrite ?? null;
+    if (options.durable ?? true) registerDurable(store);
     return store;
   }
 
   get data(): T {
     return this.db.data;
+  }
+
+  /** Whether changes are waiting to be written. */
+  get pending(): boolean {
+    return this.writtenVersion < this.version;
   }
 
   /** Applies a change and schedules the write. */
@@ -84,29 +101,44 @@ export class JsonStore<T> {
 
   markDirty(): void {
     if (this.closed) return;
-    this.dirty = true;
+    this.version++;
     if (this.timer) return;
     const wait = Math.max(0, this.lastWriteAt + this.coalesceMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.writeNow();
+      // A background write has no caller to tell: a failure is a warning and the next write retries.
+      this.writeUpTo(this.version).catch(() => undefined);
     }, wait);
     // A pending write must not keep a finished CLI command alive; close() flushes explicitly.
     this.timer.unref();
   }
 
-  private writeNow(): Promise<void> {
-    if (!this.dirty) return this.writing;
-    this.dirty = false;
+  /** Resolves once every change made before the call is on disk; rejects when the write failed. */
+  commit(): Promise<void> {
+    return this.writeUpTo(this.version);
+  }
+
+  private async writeUpTo(target: number): Promise<void> {
+    while (this.writtenVersion < target) {
+      this.inflight ??= this.writeOnce().finally(() => {
+        this.inflight = null;
+      });
+      await this.inflight;
+    }
+  }
+
+  private async writeOnce(): Promise<void> {
+    const version = this.version;
     this.lastWriteAt = Date.now();
     this.beforeWrite?.();
-    this.writing = this.writing
-      .then(() => this.db.write())
-      .catch((err: Error) => {
-        this.onWarning(`could not write ${this.file}: ${err.message}`);
-        this.dirty = true;
-      });
-    return this.writing;
+    try {
+      // The adapter serialises synchronously, so the bytes are the document as of `version`.
+      await this.db.write();
+    } catch (err) {
+      this.onWarning(`could not write ${this.file}: ${(err as Error).message}`);
+      throw err;
+    }
+    this.writtenVersion = Math.max(this.writtenVersion, version);
   }
 
   /** Writes pending changes now and waits for them to reach the file. */
@@ -115,12 +147,12 @@ export class JsonStore<T> {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    await this.writeNow();
-    await this.writing;
+    await this.writeUpTo(this.version).catch(() => undefined);
   }
 
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
+    unregisterDurable(this);
   }
 }

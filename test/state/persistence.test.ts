@@ -59,7 +59,8 @@ describe('state across restarts', () => {
 
   it('a kill -9 in the middle of a write storm leaves every store readable', async () => {
     const stateDir = tempDir();
-    const env = { SVC_CONTROL_CENTER_STATE_DIR: stateDir, SVC_API_KEY: KEY };
+    // A ring large enough that no round evicts: the count must grow with every round.
+    const env = { SVC_CONTROL_CENTER_STATE_DIR: stateDir, SVC_API_KEY: KEY, SVC_ALERT_RING_SIZE: '100000' };
     let lastAlerts = 0;
     for (let round = 0; round < 3; round++) {
       const { child, baseUrl } = await spawnServe([], env);
@@ -91,7 +92,7 @@ describe('state across restarts', () => {
       expect(fs.readdirSync(stateDir).some((f) => f.includes('.corrupt-'))).toBe(false);
     }
     // And the agent starts cleanly from what is left.
-    const after = await startAgent({ stateDir });
+    const after = await startAgent({ stateDir, env });
     running.push(after);
     expect((await after.json('/v1/alerts')).body.alerts.length).toBe(lastAlerts);
   }, 60_000);

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Program } from '../language/ast.js';
+import { writeFileDurablySync } from '../../state/durable-file.js';
 
 export type IntegrityStatus = 'Trusted' | 'Modified' | 'Unknown';
 
@@ -88,9 +89,7 @@ function readBaselines(file: string): Record<string, BaselineEntry> {
 
 function writeBaselines(file: string, baselines: Record<string, BaselineEntry>): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, `${JSON.stringify(baselines, null, 2)}\n`);
-  fs.renameSync(temp, file);
+  writeFileDurablySync(file, `${JSON.stringify(baselines, null, 2)}\n`);
 }
 
 /** The key a program's baseline is stored under: its path relative to the project root when inside it. */

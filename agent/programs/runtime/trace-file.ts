@@ -5,6 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { writeFileDurablySync } from '../../state/durable-file.js';
 
 export interface TracePose {
   x: number;
@@ -145,7 +146,6 @@ export function sourceRelativeToTrace(source: string, tracePath: string): string
   return relative === '' ? '.' : relative.split(path.sep).join('/');
 }
 
-let tempCounter = 0;
 
 /**
  * Save a trace pretty-printed, atomically (temp file + rename, so a reader never sees half a
@@ -165,17 +165,8 @@ export function writeTrace(tracePath: string, trace: TraceFile): TraceFile {
     deterministic: trace.deterministic,
     frames,
   };
-  const dir = path.dirname(path.resolve(tracePath));
-  fs.mkdirSync(dir, { recursive: true });
-  tempCounter += 1;
-  const temp = path.join(dir, `.${path.basename(tracePath)}.${process.pid}.${tempCounter}.tmp`);
-  try {
-    fs.writeFileSync(temp, `${JSON.stringify(written, null, 2)}\n`);
-    fs.renameSync(temp, tracePath);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
+  fs.mkdirSync(path.dirname(path.resolve(tracePath)), { recursive: true });
+  writeFileDurablySync(tracePath, `${JSON.stringify(written, null, 2)}\n`, 0o644);
   return written;
 }
 

@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import type { Operation } from '../../core/operation.js';
 import { parseInput } from '../../core/validate.js';
 import { enforceAccess } from '../../security/access.js';
+import { commitState } from '../../state/commit.js';
 import type { Services } from '../../runtime/services.js';
 import { parseJsonObject, readBodyText } from './body.js';
 import type { HttpEnv } from './http-env.js';
@@ -26,6 +27,8 @@ export function mountOperations(app: Hono<HttpEnv>, services: Services, operatio
       };
       const correlationId = c.get('correlationId');
       const result = await op.handler(input, { services, principal, correlationId, transport: 'rest' });
+      // A 2xx promises the change is on disk (docs/security.md §10, "Durability").
+      if (op.method !== 'GET') await commitState();
       if (op.method !== 'GET') {
         services.audit.recordApiMutation({ method: op.method, path: c.req.path, status: 200, correlationId, principal });
       }
