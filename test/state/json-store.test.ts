@@ -104,3 +104,37 @@ describe('JsonStore commits (docs/security.md §10, Durability)', () => {
     }
   });
 });
+
+describe("JsonlLog with fsync 'group'", () => {
+  it('appends at once, in order, and commitState() fsyncs every pending line with one call', async () => {
+    const { JsonlLog, readJsonl } = await import('../../agent/state/jsonl-log.js');
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new JsonlLog<{ n: number }>(file, { fsync: 'group' });
+    const fdatasync = vi.spyOn(fs, 'fdatasync');
+    for (let n = 0; n < 50; n++) log.append({ n });
+    expect(log.pending).toBe(true);
+    // Written already (a crash of the process keeps it), durable once committed.
+    expect(readJsonl<{ n: number }>(file).records.map((r) => r.n)).toEqual([...Array(50).keys()]);
+    await commitState();
+    expect(log.pending).toBe(false);
+    expect(fdatasync).toHaveBeenCalledTimes(1);
+    fdatasync.mockRestore();
+    log.close();
+  });
+
+  it('a rotation while a group fsync is under way neither loses lines nor fails the commit', async () => {
+    const { JsonlLog, readJsonl } = await import('../../agent/state/jsonl-log.js');
+    const file = path.join(tempDir(), 'log.jsonl');
+    const log = new JsonlLog<{ n: number }>(file, { fsync: 'group', maxBytes: 200, keepFiles: 100 });
+    const commits: Promise<void>[] = [];
+    for (let n = 0; n < 100; n++) {
+      log.append({ n });
+      commits.push(log.commit());
+    }
+    await Promise.all(commits);
+    expect(log.pending).toBe(false);
+    const all = log.files().flatMap((f) => readJsonl<{ n: number }>(f).records.map((r) => r.n));
+    expect(all).toEqual([...Array(100).keys()]);
+    log.close();
+  });
+});
