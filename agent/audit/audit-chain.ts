@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { JsonlLog, readJsonl } from '../state/jsonl-log.js';
+import { JsonlLog, readJsonl, setAsideTornTail } from '../state/jsonl-log.js';
 
 /** One record of the hash-chained audit (api-behaviour §10.10). */
 export interface AuditRecord {
@@ -47,12 +47,18 @@ export class AuditChain {
   /** Names the signing key (a fingerprint, never the key) so rotated keys can be told apart. */
   readonly signerId: string;
   readonly verification: ChainVerification;
+  /** Where the bytes of a torn last line were moved at start (null when there was none). */
+  readonly tornTailSetAside: string | null = null;
 
   constructor(readonly file: string, signingSecret: string) {
     this.key = crypto.createHmac('sha256', signingSecret).update('svc audit chain signing key v1').digest();
     this.signerId = SIGNER_PREFIX + crypto.createHash('sha256').update(this.key).digest('hex').slice(0, 16);
     this.log = new JsonlLog<AuditRecord>(file, { fsync: true });
     this.verification = this.load();
+    // The chain is opened for append: a torn last line must not stay where the next record would
+    // follow it (it would become a permanent break). It was never acknowledged, so it goes aside
+    // and the chain continues from the last complete record (docs/security.md §10).
+    if (this.verification.tornTail) this.tornTailSetAside = setAsideTornTail(file);
   }
 
   private sign(hash: string): string {

@@ -57,7 +57,9 @@ export class MutationAudit {
         message: `audit chain broken at ${v.breakAt}: ${v.reason}`,
       });
     }
-    if (v.tornTail) log(`warning: the last line of ${this.chain.file} was cut short by a crash and is ignored`);
+    if (v.tornTail) {
+      log(`warning: the last line of ${this.chain.file} was cut short by a crash and is ignored` + (this.chain.tornTailSetAside ? `; its bytes were moved to ${this.chain.tornTailSetAside}` : ''));
+    }
     bus.subscribe((e) => {
       if (AUDITED_EVENTS.has(e.type)) {
         this.chain.append(e.type, { source: e.source, entity_id: e.entity_id ?? null, ...e.payload });

@@ -136,3 +136,72 @@ export function readJsonl<T>(file: string): JsonlReadResult<T> {
   });
   return result;
 }
+
+/** fsyncs a directory so a rename, creation or truncation inside it survives a power loss. */
+export function fsyncDir(dir: string): void {
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    /* some platforms cannot open a directory for fsync; the file fsyncs still hold */
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
+  }
+}
+
+/** Byte offset just past the last newline of an open file (0 when it holds none). */
+function endOfLastLine(fd: number, size: number): number {
+  const buf = Buffer.alloc(64 * 1024);
+  let end = size;
+  while (end > 0) {
+    const start = Math.max(0, end - buf.length);
+    const n = fs.readSync(fd, buf, 0, end - start, start);
+    for (let i = n - 1; i >= 0; i--) if (buf[i] === 0x0a) return start + i + 1;
+    end = start;
+  }
+  return 0;
+}
+
+/**
+ * Moves an unterminated last line out of `file`: its bytes go to `<file>.torn-<ms>` (kept for
+ * forensics), the file is truncated to its last complete line, and both are fsynced. Returns the
+ * side file, or null when the file ends with a newline (or does not exist).
+ *
+ * Why: an append that a crash cut short was never acknowledged, so it never happened. Keeping it in
+ * place and appending after it (what `JsonlLog.open` does for plain logs) would leave it in the
+ * middle of the file once more records follow, where the audit chain can only call it a break
+ * (docs/security.md §10, "Verification at start").
+ */
+export function setAsideTornTail(file: string, now = Date.now()): string | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r+');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  try {
+    const size = fs.fstatSync(fd).size;
+    if (size === 0) return null;
+    const cut = endOfLastLine(fd, size);
+    if (cut === size) return null;
+    const torn = Buffer.alloc(size - cut);
+    fs.readSync(fd, torn, 0, torn.length, cut);
+    let aside = `${file}.torn-${now}`;
+    for (let n = 1; fs.existsSync(aside); n++) aside = `${file}.torn-${now}-${n}`;
+    const side = fs.openSync(aside, 'wx', 0o600);
+    try {
+      fs.writeSync(side, torn);
+      fs.fsyncSync(side);
+    } finally {
+      fs.closeSync(side);
+    }
+    fs.ftruncateSync(fd, cut);
+    fs.fsyncSync(fd);
+    fsyncDir(path.dirname(file));
+    return aside;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
