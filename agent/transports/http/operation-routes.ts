@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { Operation } from '../../core/operation.js';
+import { isMutation, type Operation } from '../../core/operation.js';
 import { parseInput } from '../../core/validate.js';
 import { enforceAccess } from '../../security/access.js';
 import type { Services } from '../../runtime/services.js';
@@ -26,7 +26,10 @@ export function mountOperations(app: Hono<HttpEnv>, services: Services, operatio
       };
       const correlationId = c.get('correlationId');
       const result = await op.handler(input, { services, principal, correlationId, transport: 'rest' });
-      if (op.method !== 'GET') {
+      // Only mutations are audited, exactly once (docs/security.md §10): a read-like POST (programs
+      // readiness, entities query, verify, …) is a read, and `POST /v1/rpc` is a public gateway whose
+      // inner mutation `invokeRpcOperation` records itself.
+      if (isMutation(op)) {
         services.audit.recordApiMutation({ method: op.method, path: c.req.path, status: 200, correlationId, principal });
       }
       return jsonResponse(result, 200, c.get('responseHeaders'));
