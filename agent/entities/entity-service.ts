@@ -34,8 +34,8 @@ export interface EntityServiceDeps {
   bus: EventBus;
   /** Recent alerts, for the attention snapshot. */
   alerts?: () => readonly Alert[];
-  /** The audit chain's records, for an entity's decisions. */
-  auditRecords?: () => readonly AuditRecord[];
+  /** The audit chain's records, oldest first, for an entity's decisions (streamed from its files). */
+  auditRecords?: () => Iterable<AuditRecord>;
   warn?: (message: string) => void;
 }
 

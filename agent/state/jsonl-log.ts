@@ -205,3 +205,47 @@ export function setAsideTornTail(file: string, now = Date.now()): string | null 
     fs.closeSync(fd);
   }
 }
+
+export interface FileLine {
+  text: string;
+  /** 1-based line number. */
+  number: number;
+  /** Whether a newline ended the line (false only for an unterminated last line). */
+  terminated: boolean;
+}
+
+/**
+ * Reads a file line by line with a fixed-size buffer: memory holds one chunk and the current line,
+ * whatever the size of the file. A missing file yields nothing.
+ */
+export function* readLines(file: string, chunkBytes = 64 * 1024): Generator<FileLine> {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  try {
+    const buf = Buffer.alloc(chunkBytes);
+    let pending: Buffer[] = [];
+    let number = 0;
+    for (;;) {
+      const n = fs.readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      let start = 0;
+      for (let i = buf.indexOf(0x0a, 0); i !== -1 && i < n; i = buf.indexOf(0x0a, start)) {
+        pending.push(buf.subarray(start, i));
+        number++;
+        yield { text: Buffer.concat(pending).toString('utf8'), number, terminated: true };
+        pending = [];
+        start = i + 1;
+      }
+      // Copy: `buf` is reused by the next read.
+      if (start < n) pending.push(Buffer.from(buf.subarray(start, n)));
+    }
+    if (pending.length > 0) yield { text: Buffer.concat(pending).toString('utf8'), number: number + 1, terminated: false };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
