@@ -113,6 +113,25 @@ describe('audit: mutations exactly once on every transport, reads never', () => 
     expect(all.length).toBe(before + 3);
     expect(all.at(-1)!.event_type).toBe('control_center.api.mutation');
     expect(JSON.parse(all.at(-1)!.payload)).toMatchObject({ path: '/v1/rpc', rpc: 'svc.v1.ControlCenter/CreateAdminApiKey', parity_path: '/v1/admin/api-keys' });
+
+    // The read-like route that writes (a recorded simulation, Operate) records itself: once per call,
+    // on every transport (REST used to record it twice: the route and the handler).
+    const record = JSON.stringify({ execute: true, record_trace: true });
+    expect((await a.json('/v1/programs/simulation', { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: record })).status).toBe(200);
+    all = await records(a);
+    expect(all.length).toBe(before + 4);
+    expect(JSON.parse(all.at(-1)!.payload)).toMatchObject({ method: 'POST', path: '/v1/programs/simulation' });
+    const simGrpc = await callUnary(g.client, 'RunProgramSimulation', { body_json: record }, grpcBearer(ADMIN));
+    expect(simGrpc.ok, simGrpc.message).toBe(true);
+    all = await records(a);
+    expect(all.length).toBe(before + 5);
+    expect(all.at(-1)!.event_type).toBe('control_center.grpc.mutation');
+    expect(JSON.parse(all.at(-1)!.payload)).toMatchObject({ rpc: 'svc.v1.ControlCenter/RunProgramSimulation', path: '/v1/programs/simulation' });
+    const simRpc = await a.json('/v1/rpc', jsonPost({ method: 'svc.v1.ControlCenter/RunProgramSimulation', params: { body_json: record } }, auth));
+    expect(simRpc.status, JSON.stringify(simRpc.body)).toBe(200);
+    all = await records(a);
+    expect(all.length).toBe(before + 6);
+    expect(JSON.parse(all.at(-1)!.payload)).toMatchObject({ path: '/v1/rpc', rpc: 'svc.v1.ControlCenter/RunProgramSimulation', parity_path: '/v1/programs/simulation' });
   });
 
   it('an anonymous verify publishes no readiness or health event; a caller holding Operate does', async () => {
