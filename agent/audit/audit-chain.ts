@@ -20,7 +20,7 @@ export interface AuditRecord {
 
 export interface ChainVerification {
   valid: boolean;
-  /** Id of the first record that does not verify (or `line-<n>` for an unreadable line). */
+  /** Id of the first record that does not verify (or `line-<n>`, `<sealed segment>:line-<n>` for an unreadable line). */
   breakAt: string | null;
   reason: string | null;
   /** A final line torn by a crash mid-append: reported, not a break. */
