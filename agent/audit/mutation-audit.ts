@@ -5,7 +5,7 @@ import type { AlertService } from '../observability/alerts.js';
 import type { Principal } from '../security/principal.js';
 import { pascalRole } from '../security/rbac.js';
 import { JsonlLog } from '../state/jsonl-log.js';
-import { AUDIT_CHAIN_FILE, AuditChain, type AuditRecord } from './audit-chain.js';
+import { AUDIT_CHAIN_FILE, AuditChain, type AuditChainOptions, type AuditRecord } from './audit-chain.js';
 
 export const API_MUTATION = 'control_center.api.mutation';
 /** Mutations made through a gRPC RPC (api-behaviour §13.3). */
@@ -44,8 +44,16 @@ export class MutationAudit {
   readonly chain: AuditChain;
   private readonly lines: JsonlLog<MutationLine>;
 
-  constructor(stateDir: string, mutationsPath: string, signingSecret: string, bus: EventBus, alerts: AlertService, log: (line: string) => void) {
-    this.chain = new AuditChain(path.join(stateDir, AUDIT_CHAIN_FILE), signingSecret);
+  constructor(
+    stateDir: string,
+    mutationsPath: string,
+    signingSecret: string,
+    bus: EventBus,
+    alerts: AlertService,
+    log: (line: string) => void,
+    options: AuditChainOptions = {},
+  ) {
+    this.chain = new AuditChain(path.join(stateDir, AUDIT_CHAIN_FILE), signingSecret, options);
     this.lines = new JsonlLog<MutationLine>(mutationsPath, { fsync: false });
     const v = this.chain.verification;
     if (!v.valid) {
@@ -57,7 +65,9 @@ export class MutationAudit {
         message: `audit chain broken at ${v.breakAt}: ${v.reason}`,
       });
     }
-    if (v.tornTail) log(`warning: the last line of ${this.chain.file} was cut short by a crash and is ignored`);
+    if (v.tornTail) {
+      log(`warning: the last line of ${this.chain.file} was cut short by a crash and is ignored` + (this.chain.tornTailSetAside ? `; its bytes were moved to ${this.chain.tornTailSetAside}` : ''));
+    }
     bus.subscribe((e) => {
       if (AUDITED_EVENTS.has(e.type)) {
         this.chain.append(e.type, { source: e.source, entity_id: e.entity_id ?? null, ...e.payload });

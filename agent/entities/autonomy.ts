@@ -91,7 +91,7 @@ function describe(eventType: string, p: Record<string, unknown>, id: string): st
  * relationships, readiness and health verdicts, API mutations of its routes) and the standing
  * decisions the device pool holds for it (who trusted it, why it is quarantined).
  */
-export function entityDecisions(e: Entity, records: readonly AuditRecord[]) {
+export function entityDecisions(e: Entity, records: Iterable<AuditRecord>) {
   const decisions: Array<{ id: string; timestamp: string; event_type: string; decision: string; actor: string | null; source: string }> = [];
   const routeMark = [`/v1/entities/${e.id}/`, `/v1/entities/${encodeURIComponent(e.id)}/`, `/v1/devices/${e.id}/`, `/v1/devices/${encodeURIComponent(e.id)}/`];
   for (const r of records) {

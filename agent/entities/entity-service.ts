@@ -34,8 +34,8 @@ export interface EntityServiceDeps {
   bus: EventBus;
   /** Recent alerts, for the attention snapshot. */
   alerts?: () => readonly Alert[];
-  /** The audit chain's records, for an entity's decisions. */
-  auditRecords?: () => readonly AuditRecord[];
+  /** The audit chain's records, oldest first, for an entity's decisions (streamed from its files). */
+  auditRecords?: () => Iterable<AuditRecord>;
   warn?: (message: string) => void;
 }
 
@@ -208,11 +208,20 @@ export class EntityService {
     return { entity_id: id, kind: e.kind, decisions, count: decisions.length, standing };
   }
 
-  verify(id: string, options: VerifyOptions) {
+  /**
+   * `publish` says whether this verification may publish health and readiness transitions. Verify is a
+   * read-like POST that anyone passing the read policy may call, and those events land in the audit
+   * chain and on the stream: only a caller who holds Operate (the action that changes readiness:
+   * quarantine, mission pause/resume) publishes them; anyone else gets the same answer and leaves no
+   * trace (docs/security.md §10).
+   */
+  verify(id: string, options: VerifyOptions, publish = false) {
     const view = this.view();
     const e = this.require(view, id);
-    this.transitions.observeHealth(view.status.healthReport(id));
-    this.transitions.observeReadiness(view.status.readinessReport(id));
+    if (publish) {
+      this.transitions.observeHealth(view.status.healthReport(id));
+      this.transitions.observeReadiness(view.status.readinessReport(id));
+    }
     return { ...verifyEntity(view.graph, view.status, e, options), verified_at: new Date().toISOString() };
   }
 

@@ -17,7 +17,8 @@ export const auditOperations: Operation[] = [
     cli: ['audit', 'mutations'],
     handler: (_i, ctx) => {
       const audit = ctx.services.audit;
-      const records = audit.chain.all();
+      // Read from the chain's files (all segments, streamed), not from memory: docs/security.md §10.
+      const records = [...audit.chain.records()];
       const v = audit.chain.verification;
       return {
         version: API_VERSION,
@@ -43,9 +44,15 @@ export const auditOperations: Operation[] = [
     handler: ({ query }, ctx) => {
       const format = (query.format ?? 'jsonl').toLowerCase();
       if (format !== 'jsonl' && format !== 'cef') throw badRequest('format must be cef or jsonl');
-      const records = ctx.services.audit.chain.all();
-      const lines = records.map(format === 'cef' ? toCefLine : toJsonlLine);
-      return { version: API_VERSION, format, record_count: records.length, content: lines.length ? `${lines.join('\n')}\n` : '' };
+      // One line per record, streamed from the chain's files (all segments), oldest first.
+      const toLine = format === 'cef' ? toCefLine : toJsonlLine;
+      let content = '';
+      let count = 0;
+      for (const r of ctx.services.audit.chain.records()) {
+        content += `${toLine(r)}\n`;
+        count++;
+      }
+      return { version: API_VERSION, format, record_count: count, content };
     },
   }),
 ];

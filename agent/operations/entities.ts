@@ -5,6 +5,7 @@ import type { EntityDeclaration } from '../entities/declaration.js';
 import { list, type Criteria } from '../entities/filters.js';
 import { HEALTH_STATUSES, LIFECYCLE_STATES, READINESS_STATUSES, RELATIONSHIP_KINDS, TRUST_STATUSES } from '../entities/kinds.js';
 import { API_VERSION } from '../runtime/versions.js';
+import { roleAllows } from '../security/rbac.js';
 
 const actor = (ctx: OperationContext) => ctx.principal?.user_id ?? ctx.principal?.key_id ?? 'operator';
 
@@ -410,7 +411,11 @@ const entityOperationList: Operation[] = [
     jsonRpc: true,
     cli: ['entities', 'verify'],
     body: verifyBody,
-    handler: ({ params, body }, ctx) => ({ version: API_VERSION, ...ctx.services.entities.verify(id(params), body) }),
+    // Transitions are published only for a caller holding Operate (EntityService.verify).
+    handler: ({ params, body }, ctx) => ({
+      version: API_VERSION,
+      ...ctx.services.entities.verify(id(params), body, ctx.principal !== null && roleAllows(ctx.principal.role, 'Operate')),
+    }),
   }),
   defineOperation<z.infer<typeof tagsBody>>({
     id: 'tagEntity',

@@ -1,3 +1,4 @@
+import { RPC_METHOD_PREFIX } from '../api/rpc-contract.js';
 import { defineOperation, type HttpMethod, type Operation, type RpcRequestKind } from '../core/operation.js';
 import { programQuerySchema, programRequestSchema, type ProgramQuery, type ProgramRequest } from '../programs/program-request.js';
 import type { ProgramService } from '../programs/program-service.js';
@@ -212,8 +213,17 @@ export const programOperations: Operation[] = PROGRAM_OPERATION_SPECS.map((spec)
       const recording = isRecording(spec, input);
       if (recording && ctx.transport !== 'cli') enforceAccess({ kind: 'action', action: 'Operate' }, ctx.principal, spec.path, ctx.services);
       const result = spec.run(ctx.services.programs, input);
+      // The one read-like operation that writes: the transports do not audit it (its access rule is
+      // `read`, so it is not `isMutation`), so it records itself, once, in the form of its transport
+      // (docs/security.md §10).
       if (recording) {
-        ctx.services.audit.recordApiMutation({ method: spec.method, path: spec.path, status: 200, correlationId: ctx.correlationId, principal: ctx.principal });
+        const audit = ctx.services.audit;
+        const common = { correlationId: ctx.correlationId, principal: ctx.principal };
+        if ((ctx.transport === 'grpc' || ctx.transport === 'jsonrpc') && spec.rpc) {
+          audit.recordRpcMutation({ transport: ctx.transport, rpc: `${RPC_METHOD_PREFIX}${spec.rpc.name}`, method: spec.method, path: spec.path, ...common });
+        } else {
+          audit.recordApiMutation({ method: spec.method, path: spec.path, status: 200, ...common });
+        }
       }
       return result;
     },

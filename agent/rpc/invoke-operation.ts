@@ -111,6 +111,7 @@ export async function invokeRpcOperation(call: RpcCall, services: Services): Pro
       correlationId: call.correlationId,
       principal,
     });
+    await commitState();
   }
   return result;
 }

@@ -120,7 +120,9 @@ export class Agent {
       cwd,
       devices: () => devices.list().map((d) => ({ id: d.id, logical_name: d.logical_name, type: d.device_type })),
     });
-    const audit = new MutationAudit(settings.stateDir, settings.mutationAuditPath, settings.session.secret, bus, alerts, log);
+    const audit = new MutationAudit(settings.stateDir, settings.mutationAuditPath, settings.session.secret, bus, alerts, log, {
+      segmentBytes: settings.auditSegmentBytes,
+    });
     const entities = await EntityService.open({
       overlayFile: settings.entityOverlayPath,
       config: project.config,
@@ -129,7 +131,8 @@ export class Agent {
       programFacts: options.programFacts ?? (() => programs.programFacts()),
       bus,
       alerts: () => alerts.list(),
-      auditRecords: () => audit.chain.all(),
+      // Streamed from the chain's files: no copy of the chain is kept in memory.
+      auditRecords: () => audit.chain.records(),
       warn: (m) => log(`warning: ${m}`),
     });
     const services: Services = {

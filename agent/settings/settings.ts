@@ -43,6 +43,11 @@ export interface Settings {
     redirectUri: string | null;
     directoryJson: string | null;
   };
+  /**
+   * The audit chain's current file is sealed into a numbered segment at this size
+   * (`SVC_AUDIT_SEGMENT_BYTES`, docs/configuration.md); 0 never seals.
+   */
+  auditSegmentBytes: number;
   /** Append-only JSONL copy of mutation audit records (`SVC_MUTATION_AUDIT_PATH`). */
   mutationAuditPath: string;
   /** The entity registry's overlay file (`SVC_ENTITY_OVERLAY_PATH`). */
@@ -78,6 +83,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max = Nu
 }
 
 export const DEFAULT_STATE_DIR = '.svc-control-center';
+export const DEFAULT_AUDIT_SEGMENT_BYTES = 8 * 1024 * 1024;
+
+function auditSegmentBytes(env: Env): number {
+  const n = integer(env, 'SVC_AUDIT_SEGMENT_BYTES', DEFAULT_AUDIT_SEGMENT_BYTES, 0, 1024 * 1024 * 1024);
+  if (n !== 0 && n < 4096) throw new SettingsError('SVC_AUDIT_SEGMENT_BYTES', `must be 0 (never seal) or at least 4096, got ${n}`);
+  return n;
+}
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 export function loadSettings(env: Env = process.env, cwd: string = process.cwd()): Settings {
@@ -128,6 +140,8 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       redirectUri: text(env, 'SVC_OIDC_REDIRECT_URI'),
       directoryJson: directory ? path.resolve(cwd, directory) : null,
     },
+    // 0 (never seal) or at least 4 KiB: a smaller segment would hold a record or two.
+    auditSegmentBytes: auditSegmentBytes(env),
     mutationAuditPath: auditPath ? path.resolve(cwd, auditPath) : path.join(stateDir, 'control-center-mutations.jsonl'),
     entityOverlayPath: overlayPath ? path.resolve(cwd, overlayPath) : path.join(stateDir, 'entity-overlays.json'),
   };

@@ -249,7 +249,10 @@ describe('entity autonomy, decisions and verification', () => {
     const bad = await post(a, '/v1/entities/gps-a/verify', null, { required_capabilities: 'positioning' });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatch(/^invalid field 'required_capabilities'/);
-    // Verification evaluates readiness, so it publishes the same transition events.
+    // Anonymous verifications publish no transition (docs/security.md §10); a caller holding Operate
+    // publishes the same transition events as the readiness route.
+    expect(a.of('ReadinessGateFailed', 'insp-01')).toHaveLength(0);
+    expect((await post(a, '/v1/entities/insp-01/verify', ADMIN, {})).status).toBe(200);
     expect(a.of('ReadinessGateFailed', 'insp-01')).toHaveLength(1);
   });
 });

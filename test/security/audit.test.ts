@@ -102,6 +102,39 @@ describe('mutation audit', () => {
     expect(after.body.audit.records.at(-1).id).toBe('audit-4');
   });
 
+  it('a torn last line is set aside at start, so the next mutation and a restart leave the chain valid', async () => {
+    const stateDir = tempDir();
+    const a = await agent(stateDir);
+    for (let i = 0; i < 2; i++) await a.json('/v1/alerts/test', { method: 'POST', headers: bearer(ADMIN) });
+    await a.close();
+    running = [];
+    const file = path.join(stateDir, CHAIN);
+    // Power loss mid-append: the third record's line is cut short, without its newline.
+    const torn = fs.readFileSync(file, 'utf8').split('\n')[0]!.slice(0, 57);
+    fs.appendFileSync(file, torn);
+
+    const b = await agent(stateDir);
+    const first = await b.json('/v1/audit/mutations', { headers: bearer(ADMIN) });
+    expect(first.body).toMatchObject({ chain_valid: true, torn_tail: true, record_count: 2 });
+    expect((await b.json('/v1/alerts/test', { method: 'POST', headers: bearer(ADMIN) })).status).toBe(200);
+    await b.close();
+    running = [];
+
+    const c = await agent(stateDir);
+    const r = await c.json('/v1/audit/mutations', { headers: bearer(ADMIN) });
+    expect(r.body.chain_valid).toBe(true);
+    expect(r.body.torn_tail).toBeUndefined();
+    expect(r.body.audit.records.map((x: { id: string }) => x.id)).toEqual(['audit-1', 'audit-2', 'audit-3']);
+    expect(r.body.audit.records[2].previous_hash).toBe(r.body.audit.records[1].hash);
+    const alerts = (await c.json('/v1/alerts')).body.alerts;
+    expect(alerts.filter((x: { alert_type: string }) => x.alert_type === 'tamper')).toEqual([]);
+    // The torn bytes are kept aside for forensics, not thrown away.
+    const aside = fs.readdirSync(stateDir).filter((f) => f.startsWith(`${CHAIN}.torn-`));
+    expect(aside).toHaveLength(1);
+    expect(fs.readFileSync(path.join(stateDir, aside[0]!), 'utf8')).toBe(torn);
+    expect(fs.readFileSync(file, 'utf8').endsWith('\n')).toBe(true);
+  });
+
   it('a plain edit without re-hashing, a deleted record and a torn last line', () => {
     const dir = tempDir();
     const file = path.join(dir, CHAIN);

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { Operation } from '../../core/operation.js';
+import { isMutation, type Operation } from '../../core/operation.js';
 import { parseInput } from '../../core/validate.js';
 import { enforceAccess } from '../../security/access.js';
 import { commitState } from '../../state/commit.js';
@@ -29,8 +29,13 @@ export function mountOperations(app: Hono<HttpEnv>, services: Services, operatio
       const result = await op.handler(input, { services, principal, correlationId, transport: 'rest' });
       // A 2xx promises the change is on disk (docs/security.md §10, "Durability").
       if (op.method !== 'GET') await commitState();
-      if (op.method !== 'GET') {
+      // Only mutations are audited, exactly once (docs/security.md §10): a read-like POST (programs
+      // readiness, entities query, verify, …) is a read, and `POST /v1/rpc` is a public gateway whose
+      // inner mutation `invokeRpcOperation` records itself.
+      if (isMutation(op)) {
         services.audit.recordApiMutation({ method: op.method, path: c.req.path, status: 200, correlationId, principal });
+        // The record too is on disk before the answer (one group fsync of the chain).
+        await commitState();
       }
       return jsonResponse(result, 200, c.get('responseHeaders'));
     });
