@@ -112,6 +112,13 @@ describe('generated secrets when none are configured', () => {
     expect(signer).toBe(fingerprint(s.body['audit_signing_key']!));
     expect(signer).not.toBe(fingerprint(s.body['session_jwt_secret']!));
     expect(signer).not.toBe(fingerprint(stateDir));
+    // A non-administrator reader of the audit gets the file name, not the absolute state path.
+    const dev = await a.json('/v1/admin/api-keys', jsonPost({ role: 'developer' }, bearer(ADMIN)));
+    const devAudit = await a.json('/v1/audit/mutations', { headers: bearer(dev.body.token) });
+    expect(devAudit.status).toBe(200);
+    expect(devAudit.body.persist_path).toBe('control-center-audit-chain.jsonl');
+    expect(JSON.stringify(devAudit.body)).not.toContain(stateDir);
+    expect(audit.body.persist_path).toBe(path.join(stateDir, 'control-center-audit-chain.jsonl'));
   });
 
   it('the default layout refuses a session signed with the literal .svc-control-center', async () => {
