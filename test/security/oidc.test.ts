@@ -304,9 +304,12 @@ describe('OIDC sign-in against a real OpenID provider', () => {
     expect(retry.body.error).toBe('oauth state mismatch');
   });
 
-  it('serves the admin variants with the Deploy action, and they work while sign-in is disabled', async () => {
+  it('serves the admin variants to administrators only, and they work while sign-in is disabled', async () => {
     expect((await call(agent, 'POST', '/v1/admin/oidc/authorize-url', { body: {} })).status).toBe(401);
     expect((await call(agent, 'POST', '/v1/admin/oidc/authorize-url', { token: OPERATOR_KEY, body: {} })).status).toBe(403);
+    // Deploy is not enough any more: the import writes users with roles (docs/security-oidc.md).
+    expect((await call(agent, 'POST', '/v1/admin/oidc/authorize-url', { token: DEVELOPER_KEY, body: {} })).status).toBe(403);
+    expect((await call(agent, 'POST', '/v1/admin/oidc/oauth/callback', { token: DEVELOPER_KEY, body: {} })).status).toBe(403);
     expect((await call(agent, 'POST', '/v1/admin/oidc/oauth/callback', { body: {} })).status).toBe(401);
 
     expect((await call(agent, 'PUT', '/v1/admin/oidc', { token: ADMIN_KEY, body: { enabled: false } })).status).toBe(200);
@@ -315,14 +318,13 @@ describe('OIDC sign-in against a real OpenID provider', () => {
       expect(disabled.status).toBe(400);
       expect(disabled.body.error).toMatch(/not enabled/);
 
-      // A developer holds Deploy: enough for the admin flow.
-      const { code, state, start } = await authorizeAndSignIn('alice', '/v1/admin/oidc/authorize-url', DEVELOPER_KEY);
+      const { code, state, start } = await authorizeAndSignIn('alice', '/v1/admin/oidc/authorize-url', ADMIN_KEY);
       expect(start.pkce).toBe(true);
       // The public callback is closed while sign-in is disabled...
       const closed = await call(agent, 'POST', '/v1/auth/oidc/callback', { body: { code, state } });
       expect(closed.status).toBe(400);
       // ...the admin one is not.
-      const done = await call(agent, 'POST', '/v1/admin/oidc/oauth/callback', { token: DEVELOPER_KEY, body: { code, state } });
+      const done = await call(agent, 'POST', '/v1/admin/oidc/oauth/callback', { token: ADMIN_KEY, body: { code, state } });
       expect(done.status, done.text).toBe(200);
       expect(done.body).toMatchObject({
         version: 'v1',
@@ -367,7 +369,7 @@ describe('OIDC settings and admin routes', () => {
     running = [];
   });
 
-  it('PUT needs Deploy and GET needs an administrator (401 anonymous, 403 insufficient role)', async () => {
+  it('PUT and GET need an administrator (401 anonymous, 403 insufficient role, Deploy included)', async () => {
     const a = await agentWith();
     const body = { enabled: false, client_id: 'c' };
     expect((await call(a, 'PUT', '/v1/admin/oidc', { body })).status).toBe(401);
@@ -375,12 +377,13 @@ describe('OIDC settings and admin routes', () => {
     expect(op.status).toBe(403);
     expect(op.body).toEqual({ ok: false, error: 'forbidden', code: 'forbidden' });
     expect((await call(a, 'PUT', '/v1/admin/oidc', { token: ADMIN_KEY, body })).status).toBe(200);
-    expect((await call(a, 'PUT', '/v1/admin/oidc', { token: DEVELOPER_KEY, body })).status).toBe(200);
+    expect((await call(a, 'PUT', '/v1/admin/oidc', { token: DEVELOPER_KEY, body })).status).toBe(403);
     expect((await call(a, 'GET', '/v1/admin/oidc')).status).toBe(401);
     expect((await call(a, 'GET', '/v1/admin/oidc', { token: OPERATOR_KEY })).status).toBe(403);
     expect((await call(a, 'GET', '/v1/admin/oidc', { token: DEVELOPER_KEY })).status).toBe(403);
     expect((await call(a, 'GET', '/v1/admin/oidc', { token: ADMIN_KEY })).status).toBe(200);
     expect((await call(a, 'POST', '/v1/admin/oidc/sync', { token: OPERATOR_KEY, body: { directory: [] } })).status).toBe(403);
+    expect((await call(a, 'POST', '/v1/admin/oidc/sync', { token: DEVELOPER_KEY, body: { directory: [] } })).status).toBe(403);
   });
 
   it('keeps the secret write-only, validates the issuer, and persists across a restart', async () => {
@@ -504,8 +507,9 @@ describe('OIDC settings and admin routes', () => {
     await call(a, 'PUT', '/v1/admin/oidc', { token: ADMIN_KEY, body: { group_role_map: GROUP_ROLE_MAP } });
     expect((await call(a, 'POST', '/v1/admin/oidc/sync', { body: {} })).status).toBe(401);
 
+    expect((await call(a, 'POST', '/v1/admin/oidc/sync', { token: DEVELOPER_KEY, body: { directory: [] } })).status).toBe(403);
     const fromBody = await call(a, 'POST', '/v1/admin/oidc/sync', {
-      token: DEVELOPER_KEY,
+      token: ADMIN_KEY,
       body: {
         directory: [
           { sub: 'hal', preferred_username: 'hal9000', email: 'hal@example.test', groups: ['ops-leads'] },
