@@ -136,6 +136,7 @@ export class Agent {
       auditRecords: () => audit.chain.all(),
       warn: (m) => log(`warning: ${m}`),
     });
+    const users = await UserDirectory.open(settings.stateDir, project.config?.humans ?? []);
     const services: Services = {
       settings,
       startedAtMs: Date.now(),
@@ -162,8 +163,10 @@ export class Agent {
           log,
         }),
         new SessionTokens({ ...settings.session, secret: secrets.sessionSecret, tenantId: settings.tenantId }),
+        // Sessions are checked against the directory on every request and every refresh.
+        users,
       ),
-      users: await UserDirectory.open(settings.stateDir, project.config?.humans ?? []),
+      users,
       oidc: await OidcService.open({ stateDir: settings.stateDir, redirectUri: settings.oidc.redirectUri, log }),
       audit,
       rateLimiter: new RateLimiter(settings.rateLimitPerMinute),

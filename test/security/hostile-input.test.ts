@@ -69,6 +69,9 @@ async function credentialsFor(a: RunningAgent): Promise<Creds> {
   const operator = await createKey(a, { role: 'operator', label: 'fuzz operator' });
   const auditor = await createKey(a, { role: 'auditor' });
   const foreign = await createKey(a, { role: 'administrator', tenant_id: 'other' });
+  // Sessions follow the directory (docs/security.md §3): the fuzzing users exist in it.
+  a.agent.services.users.create({ user_id: 'fuzz-operator', display_name: 'Fuzz operator', role: 'operator' });
+  a.agent.services.users.create({ user_id: 'fuzz-safety', display_name: 'Fuzz safety', role: 'safety_officer' });
   const sessions = a.agent.services.credentials.sessions;
   const foreignSessions = new SessionTokens({ secret: SECRET, issuer: 'svc-control-center', ttlSecs: 900, refreshWindowSecs: 86400, tenantId: 'other' });
   return {
@@ -1111,7 +1114,8 @@ describe('no secret or token in logs, traces, telemetry, alerts, audit or state 
         created[name] = { token: r.body.token, key_id: r.body.key_id };
         secrets[`key-${name}`] = r.body.token;
       }
-      // A session: sign with the secret, then exchange through the refresh endpoint.
+      // A session: sign with the secret, then exchange through the refresh endpoint (for a directory user).
+      expect((await call('/v1/admin/users', { method: 'POST', headers: bearer(envKey), body: JSON.stringify({ user_id: 'alice', display_name: 'Alice', role: 'operator' }) })).status).toBe(200);
       const minted = await new SignJWT({ role: 'operator', tenant_id: 'default' })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject('alice')
