@@ -286,7 +286,7 @@ export class EntityService {
   }
 }
 
-/** Events reach the stream and the audit: they name the overlay file, never where the state directory is (docs/security.md §11). */
+/** Events reach the stream and the audit: they name the overlay file, never where the state directory is (docs/security.md §5, "Program files"). */
 function overlayName(file: string): string {
   return file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
 }

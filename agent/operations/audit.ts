@@ -22,7 +22,7 @@ export const auditOperations: Operation[] = [
       return {
         version: API_VERSION,
         audit: { records, provenance: [], mission: null, exported_at: new Date().toISOString() },
-        // Absolute state paths go to administrators only (docs/security.md §11); a Deploy-role reader gets the file name.
+        // Absolute state paths go to administrators only (docs/security.md §5, "Program files"); a Deploy-role reader gets the file name.
         persist_path: ctx.principal?.role === 'administrator' ? audit.chain.file : audit.chain.file.split(/[\\/]/).pop(),
         record_count: records.length,
         chain_valid: v.valid,

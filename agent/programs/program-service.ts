@@ -26,7 +26,7 @@ export class ProgramService {
     // Remote callers (the server confines them to the project root) never see where the state
     // directory is on disk: the recovery knowledge store, baselines and the like are named relative
     // to the project root, or by their name under `<state dir>` when it lies elsewhere
-    // (docs/security.md §11). The CLI runs as the local user and keeps absolute paths.
+    // (docs/security.md §5, "Program files"). The CLI runs as the local user and keeps absolute paths.
     return this.workspace.confineToRoot ? (hideStateDir(result, this.workspace) as typeof result) : result;
   }
 

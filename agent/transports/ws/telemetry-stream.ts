@@ -77,7 +77,7 @@ export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services, ope
     if (auth.error) return errorResponse(auth.error);
     // A credential was presented but is not one (unknown, revoked, forged, expired, or not a Bearer
     // value): refused with 401 like a REST mutation, not downgraded to an anonymous stream
-    // (docs/security.md §6, "The stream").
+    // (docs/security.md §5, the paragraph on the stream, and §6).
     if (header !== undefined && !auth.principal) {
       publishAuthFailed(services.bus, 'missing_or_invalid_token', null, { path: TELEMETRY_STREAM_PATH });
       return errorResponse(unauthorized());
