@@ -10,6 +10,20 @@ function cefValue(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/=/g, '\\=').replace(/\r\n|\n/g, '\\n').replace(/\r/g, '\\r');
 }
 
+/**
+ * Who did it. API mutations name `actor_key_id`; platform events in the chain (entity changes,
+ * readiness, trust, …) carry `actor`, `principal` or at least the `source` that raised them. Only a
+ * record naming nobody is `anonymous` (docs/security.md §10).
+ */
+function actorOf(p: Record<string, unknown>): string {
+  for (const field of ['actor_key_id', 'actor', 'principal', 'source']) {
+    const v = p[field];
+    if (typeof v === 'string' && v !== '') return v;
+    if (v && typeof v === 'object' && typeof (v as Record<string, unknown>)['key_id'] === 'string') return (v as Record<string, string>)['key_id']!;
+  }
+  return 'anonymous';
+}
+
 export function toJsonlLine(r: AuditRecord): string {
   return JSON.stringify({ id: r.id, event_type: r.event_type, payload: r.payload, timestamp_ms: Date.parse(r.timestamp) });
 }
@@ -30,7 +44,7 @@ export function toCefLine(r: AuditRecord): string {
     ['rt', String(Date.parse(r.timestamp))],
     ['requestMethod', str(p['method'], 'POST')],
     ['request', str(p['path'], '/v1')],
-    ['suser', str(p['actor_key_id'], 'anonymous')],
+    ['suser', actorOf(p)],
     ['cs1', str(p['correlation_id'], '')],
     ['cs1Label', 'CorrelationId'],
     ['cs2', r.hash],

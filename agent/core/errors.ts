@@ -37,7 +37,7 @@ export const badRequest = (message: string, extra?: Record<string, unknown>) =>
 export const notFound = (message = 'not found') => new ApiError(404, 'not_found', message);
 export const conflict = (message: string) => new ApiError(409, 'conflict', message);
 export const unauthorized = () => new ApiError(401, 'unauthorized', 'unauthorized');
-export const forbidden = () => new ApiError(403, 'forbidden', 'forbidden');
+export const forbidden = (message = 'forbidden') => new ApiError(403, 'forbidden', message);
 export const tenantMismatch = () => new ApiError(403, 'tenant_mismatch', 'tenant mismatch');
 export const payloadTooLarge = () => new ApiError(413, 'payload_too_large', 'payload too large');
 /** 429 with the seconds to wait (api-behaviour §9); every transport draws on the same buckets. */

@@ -84,6 +84,14 @@ export interface Operation<B = unknown, Q = unknown> {
   query?: z.ZodType<Q>;
   /** Response schema, documentation only (OpenAPI). */
   response?: z.ZodType;
+  /**
+   * The operation writes a role: a key's or user's role, an OIDC group→role map, or users with roles
+   * (directory import, sign-in). Such a handler must refuse, with 403 `forbidden`, any role its
+   * caller could not grant (`canGrant` in agent/security/rbac.ts; docs/security.md §5 "No
+   * escalation"). `test/security/role-grants.test.ts` fails for an operation whose body carries a
+   * role field but is not marked, and tries an escalation through every marked one.
+   */
+  grantsRole?: boolean;
   handler(input: OperationInput<B, Q>, ctx: OperationContext): unknown | Promise<unknown>;
 }
 

@@ -250,7 +250,7 @@ export class EntityService {
     if (!existed) {
       this.publish('EntityCreated', decl.id, { entity_id: decl.id, entity_type: kind.kind, actor });
     } else {
-      this.publish('EntityUpdated', decl.id, { entity_id: decl.id, entity_type: kind.kind, path: this.overlay.file, actor });
+      this.publish('EntityUpdated', decl.id, { entity_id: decl.id, entity_type: kind.kind, path: overlayName(this.overlay.file), actor });
     }
     const sync = options.persist ? this.sync() : null;
     return { entity: this.get(decl.id), overlay_version: version, sync, created: !existed };
@@ -293,4 +293,9 @@ export class EntityService {
   flush(): Promise<void> {
     return this.overlay.flush();
   }
+}
+
+/** Events reach the stream and the audit: they name the overlay file, never where the state directory is (docs/security.md §5, "Program files"). */
+function overlayName(file: string): string {
+  return file.slice(Math.max(file.lastIndexOf('/'), file.lastIndexOf('\\')) + 1);
 }

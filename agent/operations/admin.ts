@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { API_VERSION } from '../runtime/versions.js';
+import { assertCanGrant } from '../security/access.js';
+import { assignableRole } from '../security/api-keys.js';
 
 const keyBody = z.lazy(() => z.object({
   role: z.string().max(64),
@@ -53,7 +55,9 @@ export const adminOperations: Operation[] = [
     jsonRpc: true,
     cli: ['admin', 'api-keys', 'create'],
     body: keyBody,
+    grantsRole: true,
     handler: ({ body }, ctx) => {
+      assertCanGrant(ctx.principal, [assignableRole(body.role)], ctx.services);
       const { record, token } = ctx.services.credentials.keys.create(body);
       return {
         version: API_VERSION,
@@ -78,7 +82,9 @@ export const adminOperations: Operation[] = [
     jsonRpc: true,
     cli: ['admin', 'api-keys', 'update'],
     body: keyPatch,
+    grantsRole: true,
     handler: ({ body, params }, ctx) => {
+      if (body.role !== undefined) assertCanGrant(ctx.principal, [assignableRole(body.role)], ctx.services);
       const r = ctx.services.credentials.keys.update(params['id']!, body);
       return { version: API_VERSION, ok: true, key_id: r.key_id, role: r.role, label: r.label };
     },
@@ -124,7 +130,11 @@ export const adminOperations: Operation[] = [
     jsonRpc: true,
     cli: ['admin', 'users', 'create'],
     body: userBody,
-    handler: ({ body }, ctx) => ({ version: API_VERSION, ok: true, user: ctx.services.users.create(body) }),
+    grantsRole: true,
+    handler: ({ body }, ctx) => {
+      assertCanGrant(ctx.principal, [assignableRole(body.role)], ctx.services);
+      return { version: API_VERSION, ok: true, user: ctx.services.users.create(body) };
+    },
   }),
   defineOperation<z.infer<typeof userPatch>>({
     id: 'patchAdminUser',
@@ -137,7 +147,11 @@ export const adminOperations: Operation[] = [
     jsonRpc: true,
     cli: ['admin', 'users', 'update'],
     body: userPatch,
-    handler: ({ body, params }, ctx) => ({ version: API_VERSION, ok: true, user: ctx.services.users.update(params['id']!, body) }),
+    grantsRole: true,
+    handler: ({ body, params }, ctx) => {
+      if (body.role !== undefined) assertCanGrant(ctx.principal, [assignableRole(body.role)], ctx.services);
+      return { version: API_VERSION, ok: true, user: ctx.services.users.update(params['id']!, body) };
+    },
   }),
   defineOperation({
     id: 'deleteAdminUser',

@@ -23,7 +23,8 @@ export const auditOperations: Operation[] = [
       return {
         version: API_VERSION,
         audit: { records, provenance: [], mission: null, exported_at: new Date().toISOString() },
-        persist_path: audit.chain.file,
+        // Absolute state paths go to administrators only (docs/security.md §5, "Program files"); a Deploy-role reader gets the file name.
+        persist_path: ctx.principal?.role === 'administrator' ? audit.chain.file : audit.chain.file.split(/[\\/]/).pop(),
         record_count: records.length,
         chain_valid: v.valid,
         ...(v.valid ? {} : { chain_break_at: v.breakAt, chain_break_reason: v.reason }),

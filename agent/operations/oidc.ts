@@ -2,14 +2,19 @@ import * as z from 'zod';
 import { badRequest, forbidden } from '../core/errors.js';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { API_VERSION } from '../runtime/versions.js';
-import { publishAuthFailed } from '../security/access.js';
+import { assertCanGrant, publishAuthFailed } from '../security/access.js';
+import { parseRole } from '../security/rbac.js';
+import { entryRole } from '../security/users.js';
 import { directoryEntrySchema, readDirectoryFile, toDirectoryEntry } from '../security/oidc/directory-entries.js';
 import { completeSignIn } from '../security/oidc/sign-in.js';
 
 /**
  * OIDC sign-in (authorization code + PKCE S256; api-behaviour §8.6, D7) and the directory import.
- * Admin settings need Deploy to change and an administrator to read; the login POSTs are public by
- * design (§1.1) and protected by the single-use server-side state and PKCE verifier instead.
+ * Every admin route here is administrator-only, reads and writes alike: the settings name the
+ * identity provider and the group→role map, so whoever writes them decides who signs in with which
+ * role, and the import creates users. The reference lets Deploy write them, which let a developer
+ * make itself administrator (docs/security-oidc.md "Who may configure OIDC"). The login POSTs are
+ * public by design (§1.1) and protected by the server-side state and PKCE verifier instead.
  */
 
 const settingsBody = z.lazy(() => z.object({
@@ -74,11 +79,15 @@ export const oidcOperations: Operation[] = [
     summary: 'Configure OIDC sign-in (issuer https://, or http:// on loopback; an empty secret keeps the stored one)',
     method: 'PUT',
     path: '/v1/admin/oidc',
-    access: { kind: 'action', action: 'Deploy' },
+    access: { kind: 'admin' },
     cli: ['admin', 'oidc', 'set'],
     body: settingsBody,
+    grantsRole: true,
     response: z.lazy(() => settingsResponse.unwrap().extend({ ok: z.literal(true) })),
-    handler: ({ body }, ctx) => ({ version: API_VERSION, ok: true, ...ctx.services.oidc.configure(body) }),
+    handler: ({ body }, ctx) => {
+      if (body.group_role_map) assertCanGrant(ctx.principal, Object.values(body.group_role_map).map((r) => parseRole(r)), ctx.services);
+      return { version: API_VERSION, ok: true, ...ctx.services.oidc.configure(body) };
+    },
   }),
   defineOperation<z.infer<typeof authorizeBody>>({
     id: 'createOidcAuthorizeUrl',
@@ -135,7 +144,7 @@ export const oidcOperations: Operation[] = [
     summary: 'Start an OIDC authorization for a directory import (OIDC need not be enabled)',
     method: 'POST',
     path: '/v1/admin/oidc/authorize-url',
-    access: { kind: 'action', action: 'Deploy' },
+    access: { kind: 'admin' },
     cli: ['admin', 'oidc', 'authorize-url'],
     body: authorizeBody,
     response: authorizeResponse,
@@ -151,12 +160,13 @@ export const oidcOperations: Operation[] = [
     summary: 'Finish an OIDC authorization: directory import of the user, and a session when the user may sign in',
     method: 'POST',
     path: '/v1/admin/oidc/oauth/callback',
-    access: { kind: 'action', action: 'Deploy' },
+    access: { kind: 'admin' },
     cli: ['admin', 'oidc', 'callback'],
     body: callbackBody,
+    grantsRole: true,
     handler: async ({ body }, ctx) => {
       const s = ctx.services;
-      const out = await completeSignIn({ oidc: s.oidc, users: s.users, sessions: s.credentials.sessions }, body, { requireEnabled: false });
+      const out = await completeSignIn({ oidc: s.oidc, users: s.users, sessions: s.credentials.sessions }, body, { requireEnabled: false, granter: ctx.principal });
       return {
         version: API_VERSION,
         ok: true,
@@ -178,15 +188,19 @@ export const oidcOperations: Operation[] = [
     summary: 'Directory import from body.directory, or from the file named by SVC_OIDC_DIRECTORY_JSON',
     method: 'POST',
     path: '/v1/admin/oidc/sync',
-    access: { kind: 'action', action: 'Deploy' },
+    access: { kind: 'admin' },
     cli: ['admin', 'oidc', 'sync'],
     body: syncBody,
+    grantsRole: true,
     handler: ({ body }, ctx) => {
       const s = ctx.services;
       let entries;
       if (body.directory !== undefined) entries = body.directory.map((e) => toDirectoryEntry(e));
       else if (s.settings.oidc.directoryJson) entries = readDirectoryFile(s.settings.oidc.directoryJson);
       else throw badRequest('directory required: send {"directory":[…]} or set SVC_OIDC_DIRECTORY_JSON');
+      // Every role the import would write, checked before anything is written.
+      const map = s.oidc.groupRoleMap;
+      assertCanGrant(ctx.principal, entries.map((e) => entryRole(e, map)).filter((r) => r !== 'guest'), s);
       const result = s.oidc.importDirectory(s.users, entries);
       return {
         version: API_VERSION,

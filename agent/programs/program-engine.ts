@@ -21,7 +21,7 @@ import { replayTrace } from './runtime/replay.js';
 import { parseOffset } from './runtime/trace-file.js';
 import { listTraces } from './runtime/trace-listing.js';
 import { ProgramRuntimeError } from './runtime/interpreter.js';
-import { isTracePath, loadProgram, loadTrace, resolveRequestFile } from './program-files.js';
+import { isTracePath, loadProgram, loadTrace, refuseStateDir, resolveRequestFile } from './program-files.js';
 import type { LocalProgramRequest, ProgramQuery, ProgramRequest } from './program-request.js';
 import type { ProgramWorkspace } from './program-workspace.js';
 import type { ProgramFacts } from '../entities/program-facts.js';
@@ -172,7 +172,8 @@ export class ProgramEngine {
   }
 
   replay(req: ProgramRequest) {
-    const file = resolveRequestFile(this.workspace, req.file, 'trace');
+    // 'file' (.sd or .trace) so that a program file gets the replay-specific message below.
+    const file = resolveRequestFile(this.workspace, req.file, 'file');
     if (!isTracePath(file)) throw badRequest(`replay needs a .trace file: ${req.file ?? file}`);
     let trace = loadTrace(file);
     const mode = req.playback === true ? 'playback' : req.deterministic === true ? 'deterministic' : 'inspect';
@@ -205,6 +206,8 @@ export class ProgramEngine {
     const candidates = [path.resolve(base, source), path.resolve(path.dirname(traceFile), source)];
     for (const candidate of candidates) {
       const checked = this.workspace.confineToRoot ? resolveInsideProject(this.workspace.projectRoot, candidate) : candidate;
+      // A trace's source is read like a program file: never from the state directory (docs/security.md §5).
+      if (this.workspace.confineToRoot) refuseStateDir(this.workspace, checked, source);
       if (isFile(checked)) return checked;
     }
     throw notFound(`program not found: ${source}`);

@@ -10,6 +10,41 @@ import type { ProgramWorkspace } from './program-workspace.js';
 export type FileKind = 'program' | 'trace' | 'file';
 
 /**
+ * What each kind of request may read, for remote callers (docs/security.md §5, "Program files"):
+ * program routes exist to read program sources and their traces, nothing else. `source`, `trust`,
+ * readiness and the other analyses read `.sd`; replay and decision audits read `.trace`; diagnose
+ * and explain take either.
+ */
+export const ALLOWED_EXTENSIONS: Record<FileKind, readonly string[]> = {
+  program: ['.sd'],
+  trace: ['.trace'],
+  file: ['.sd', '.trace'],
+};
+
+/**
+ * Refuses a path inside the agent's state directory (which holds the keys file, the secrets, the
+ * OIDC client secret and the audit chain, and by default lies inside the project root), checked on
+ * the path as given and on its real path so a symlink cannot lead there either.
+ */
+export function refuseStateDir(ws: Pick<ProgramWorkspace, 'stateDir'>, resolved: string, requested: string): void {
+  const inside = (dir: string, p: string) => {
+    const rel = path.relative(dir, p);
+    return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+  };
+  const dirs = new Set([path.resolve(ws.stateDir), realpathOr(path.resolve(ws.stateDir))]);
+  const files = new Set([resolved, realpathOr(resolved)]);
+  for (const d of dirs) for (const f of files) if (inside(d, f)) throw badRequest(`path is inside the agent's state directory: ${requested}`);
+}
+
+function realpathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
  * The file a request names (program-language §8): `file` when given, else the server's `--program`.
  * Relative paths join the project root; a path leaving the root is a 400 (brief §5), a missing
  * file a 404 naming what was missing.
@@ -21,6 +56,11 @@ export function resolveRequestFile(ws: ProgramWorkspace, requested: string | und
     resolved = ws.programPath;
   } else if (ws.confineToRoot) {
     resolved = resolveInsideProject(ws.projectRoot, requested);
+    refuseStateDir(ws, resolved, requested);
+    const allowed = ALLOWED_EXTENSIONS[kind];
+    if (!allowed.some((ext) => resolved.toLowerCase().endsWith(ext))) {
+      throw badRequest(`not a ${allowed.join(' or ')} file: ${requested}`);
+    }
   } else {
     resolved = path.resolve(ws.cwd, requested);
   }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { ProgramQuery, ProgramRequest } from './program-request.js';
 import type { ProgramWorkspace } from './program-workspace.js';
 import type { ProgramEngine } from './program-engine.js';
@@ -21,7 +22,12 @@ export class ProgramService {
 
   async run<K extends EngineMethod>(method: K, input: ProgramRequest & ProgramQuery): Promise<ReturnType<ProgramEngine[K]>> {
     const engine = await this.load();
-    return (engine[method] as (i: unknown) => ReturnType<ProgramEngine[K]>).call(engine, input);
+    const result = (engine[method] as (i: unknown) => ReturnType<ProgramEngine[K]>).call(engine, input);
+    // Remote callers (the server confines them to the project root) never see where the state
+    // directory is on disk: the recovery knowledge store, baselines and the like are named relative
+    // to the project root, or by their name under `<state dir>` when it lies elsewhere
+    // (docs/security.md §5, "Program files"). The CLI runs as the local user and keeps absolute paths.
+    return this.workspace.confineToRoot ? (hideStateDir(result, this.workspace) as typeof result) : result;
   }
 
   private async load(): Promise<ProgramEngine> {
@@ -45,4 +51,22 @@ export class ProgramService {
   programFacts(): ProgramFacts | null {
     return this.engine?.programFacts() ?? null;
   }
+}
+
+/** Replaces the absolute state-directory prefix in every string of a response. */
+export function hideStateDir(value: unknown, ws: Pick<ProgramWorkspace, 'stateDir' | 'projectRoot'>): unknown {
+  const abs = path.resolve(ws.stateDir);
+  const rel = path.relative(path.resolve(ws.projectRoot), abs);
+  const shown = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : '<state dir>';
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.includes(abs) ? v.split(abs).join(shown) : v;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) out[k] = walk(x);
+      return out;
+    }
+    return v;
+  };
+  return walk(value);
 }

@@ -26,6 +26,7 @@ import { loadProjectContext } from '../project/project-context.js';
 import { ProgramService } from '../programs/program-service.js';
 import { ApiKeyStore } from '../security/api-keys.js';
 import { Credentials } from '../security/credentials.js';
+import { resolveSecrets } from '../security/secrets.js';
 import { OidcService } from '../security/oidc/oidc-service.js';
 import { SessionTokens } from '../security/sessions.js';
 import { UserDirectory } from '../security/users.js';
@@ -83,6 +84,9 @@ export class Agent {
     const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     const settings: Settings = loadSettings(options.env ?? process.env, cwd);
     ensureStateDir(settings.stateDir);
+    // Configured secrets win; anything not configured comes from (or is generated into) the state
+    // directory's owner-only secrets.json, never from a path or a constant (docs/security.md §2).
+    const secrets = resolveSecrets(settings, log);
     const project = loadProjectContext({ configPath: options.configPath ?? null, programPath: options.programPath ?? null, cwd });
 
     const bus = new EventBus();
@@ -120,7 +124,7 @@ export class Agent {
       cwd,
       devices: () => devices.list().map((d) => ({ id: d.id, logical_name: d.logical_name, type: d.device_type })),
     });
-    const audit = new MutationAudit(settings.stateDir, settings.mutationAuditPath, settings.session.secret, bus, alerts, log, {
+    const audit = new MutationAudit(settings.stateDir, settings.mutationAuditPath, secrets.auditSigningKey, bus, alerts, log, {
       segmentBytes: settings.auditSegmentBytes,
     });
     const entities = await EntityService.open({
@@ -135,6 +139,7 @@ export class Agent {
       auditRecords: () => audit.chain.records(),
       warn: (m) => log(`warning: ${m}`),
     });
+    const users = await UserDirectory.open(settings.stateDir, project.config?.humans ?? []);
     const services: Services = {
       settings,
       startedAtMs: Date.now(),
@@ -151,10 +156,20 @@ export class Agent {
       incidents: await IncidentService.open(settings.stateDir, alerts),
       entities,
       credentials: new Credentials(
-        await ApiKeyStore.open({ file: settings.apiKeysFile, pepper: settings.pepper, tenantId: settings.tenantId, envKey: settings.apiKey, log }),
-        new SessionTokens({ ...settings.session, tenantId: settings.tenantId }),
+        await ApiKeyStore.open({
+          file: settings.apiKeysFile,
+          pepper: secrets.pepper,
+          // Keys files of earlier versions were hashed with the specification's fallback pepper.
+          legacyPepper: secrets.explicit.pepper ? null : settings.legacyPepper,
+          tenantId: settings.tenantId,
+          envKey: settings.apiKey,
+          log,
+        }),
+        new SessionTokens({ ...settings.session, secret: secrets.sessionSecret, tenantId: settings.tenantId }),
+        // Sessions are checked against the directory on every request and every refresh.
+        users,
       ),
-      users: await UserDirectory.open(settings.stateDir, project.config?.humans ?? []),
+      users,
       oidc: await OidcService.open({ stateDir: settings.stateDir, redirectUri: settings.oidc.redirectUri, log }),
       audit,
       rateLimiter: new RateLimiter(settings.rateLimitPerMinute),
@@ -219,12 +234,6 @@ export class Agent {
     }
     if (this.services.credentials.keysLoaded === 0) {
       this.log('warning: no API key is configured (SVC_API_KEY or an API keys file); every mutation will be refused');
-    }
-    const { pepperExplicit, sessionSecretExplicit } = this.services.settings;
-    if (!pepperExplicit) {
-      this.log(`warning: SVC_API_KEY_PEPPER is not set; API key hashes${sessionSecretExplicit ? '' : ', sessions and audit signatures'} use a guessable default (see docs/security.md)`);
-    } else if (!sessionSecretExplicit) {
-      this.log('warning: SVC_SESSION_JWT_SECRET is not set; sessions and audit signatures use the pepper, so rotating it also ends every session');
     }
     // The HAL opens its configured ports, buses and broker in the background; links retry on their own.
     void this.services.deviceHub.start().catch((err: Error) => this.log(`warning: HAL start: ${err.message}`));

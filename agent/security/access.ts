@@ -4,7 +4,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { platformEvent } from '../events/platform-events.js';
 import type { Settings } from '../settings/settings.js';
 import type { Principal } from './principal.js';
-import { roleAllows } from './rbac.js';
+import { canGrant, roleAllows, type Role } from './rbac.js';
 import { readNeedsPrincipal } from './read-policy.js';
 
 export type AuthFailureReason = 'read_auth_required' | 'missing_or_invalid_token' | 'insufficient_role' | 'tenant_mismatch';
@@ -47,5 +47,18 @@ export function enforceAccess(
       if (!principal) deny('missing_or_invalid_token', unauthorized());
       if (principal!.role !== 'administrator') deny('insufficient_role', forbidden());
       return;
+  }
+}
+
+/**
+ * Refuses (403 `forbidden`) a role write the caller could not grant: no principal can grant a role
+ * above its own (`canGrant`; docs/security.md §5 "No escalation"). Every operation marked
+ * `grantsRole` calls this with each role it is about to write, before writing anything.
+ */
+export function assertCanGrant(principal: Principal | null, roles: Iterable<Role>, deps?: { bus: EventBus }): void {
+  for (const role of roles) {
+    if (principal && canGrant(principal.role, role)) continue;
+    if (deps) publishAuthFailed(deps.bus, 'insufficient_role', principal, { detail: `grant of role ${role}` });
+    throw forbidden(`a ${principal?.role ?? 'anonymous'} caller cannot grant the ${role} role (its actions exceed the caller's)`);
   }
 }

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { badRequest, notFound } from '../core/errors.js';
@@ -14,6 +15,17 @@ export interface ApiKeyRecord {
   role: Role;
   label: string;
   tenant_id: string;
+  /**
+   * Fingerprint of the pepper `token_hash` was made with (never the pepper). A record without one
+   * predates generated secrets: when no pepper is configured it was hashed with the specification's
+   * guessable fallback and is verified against that, once, then re-hashed (docs/security.md §2).
+   */
+  pepper_id?: string;
+}
+
+/** Names a pepper without revealing it. */
+export function pepperId(pepper: string): string {
+  return crypto.createHash('sha256').update(`svc api-key pepper id\n${pepper}`, 'utf8').digest('hex').slice(0, 16);
 }
 
 export interface ApiKeyListing {
@@ -59,6 +71,7 @@ function readKeysFile(file: string, pepper: string, tenant: string): LoadedFile 
     if (!hash && typeof e['token'] === 'string' && e['token'].length > 0) {
       hash = hashToken(pepper, e['token']);
       migrated++;
+      e['pepper_id'] = pepperId(pepper);
     }
     if (!hash) return; // nothing to match against: skipped
     records.push({
@@ -67,6 +80,7 @@ function readKeysFile(file: string, pepper: string, tenant: string): LoadedFile 
       role: parseRole(e['role']),
       label: typeof e['label'] === 'string' ? e['label'] : '',
       tenant_id: typeof e['tenant_id'] === 'string' && e['tenant_id'] ? e['tenant_id'] : tenant,
+      ...(typeof e['pepper_id'] === 'string' && e['pepper_id'] ? { pepper_id: e['pepper_id'] } : {}),
     });
   });
   return { records, migrated, problem: null };
@@ -78,16 +92,29 @@ function readKeysFile(file: string, pepper: string, tenant: string): LoadedFile 
  * presented token once and compare in constant time.
  */
 export class ApiKeyStore {
+  private readonly pepperId: string;
+
   private constructor(
     private readonly envKey: string | null,
     private readonly tenant: string,
     private readonly pepper: string,
     private readonly store: JsonStore<ApiKeyRecord[]>,
-  ) {}
+    /** The specification's fallback pepper, for unmarked records only; null when a pepper is configured. */
+    private readonly legacyPepper: string | null,
+    private readonly log: (line: string) => void,
+  ) {
+    this.pepperId = pepperId(pepper);
+  }
 
   static async open(options: {
     file: string;
     pepper: string;
+    /**
+     * When the pepper is generated (none configured): the old default pepper that records without a
+     * `pepper_id` were hashed with. Null when `SVC_API_KEY_PEPPER` is set: unmarked records were then
+     * hashed with that configured pepper, as before.
+     */
+    legacyPepper?: string | null;
     tenantId: string;
     envKey: string | null;
     log: (line: string) => void;
@@ -102,7 +129,14 @@ export class ApiKeyStore {
       onWarning: (m) => options.log(`warning: ${m}`),
     });
     if (loaded.problem) store.data.length = 0;
-    const keys = new ApiKeyStore(options.envKey, options.tenantId, options.pepper, store);
+    const keys = new ApiKeyStore(options.envKey, options.tenantId, options.pepper, store, options.legacyPepper ?? null, options.log);
+    if (!keys.legacyPepper) {
+      // A configured pepper: unmarked records were made with it (the behaviour before pepper ids).
+      let marked = 0;
+      for (const r of store.data) if (!r.pepper_id) (r.pepper_id = keys.pepperId), marked++;
+      if (marked > 0) store.markDirty();
+    }
+    keys.warnLegacy();
     if (loaded.migrated > 0) {
       // Rewrite at once so the plaintext does not stay on disk until some later change.
       store.markDirty();
@@ -121,16 +155,56 @@ export class ApiKeyStore {
     return this.store.data.length + (this.envKey ? 1 : 0);
   }
 
+  /** Records still hashed with the specification's guessable fallback pepper. */
+  get legacyCount(): number {
+    return this.legacyPepper ? this.store.data.filter((r) => !r.pepper_id).length : 0;
+  }
+
+  private warnLegacy(): void {
+    const n = this.legacyCount;
+    if (n > 0) {
+      this.log(
+        `warning: ${n} API key record(s) in ${path.basename(this.file)} are hashed with the old default pepper; each is re-hashed with the generated pepper on its first successful use (docs/security.md §2)`,
+      );
+    }
+  }
+
   authenticate(token: string): Principal | null {
     if (this.envKey && constantTimeEqual(token, this.envKey)) {
       return { key_id: ENV_KEY_ID, role: 'administrator', tenant_id: this.tenant, auth_kind: 'api_key', user_id: null };
     }
     if (this.store.data.length === 0) return null;
     const presented = hashToken(this.pepper, token);
-    // Check every record so the time taken does not depend on which (if any) matches.
+    const legacy = this.legacyPepper && this.legacyCount > 0 ? hashToken(this.legacyPepper, token) : null;
+    // Check every record so the time taken does not depend on which (if any) matches. A record is
+    // compared with the legacy hash only when it is unmarked: a marked record never verifies under
+    // the guessable pepper.
     let found: ApiKeyRecord | null = null;
-    for (const r of this.store.data) if (hashMatches(r.token_hash, presented) && !found) found = r;
-    return found ? { key_id: found.key_id, role: found.role, tenant_id: found.tenant_id, auth_kind: 'api_key', user_id: null } : null;
+    let foundLegacy = false;
+    for (const r of this.store.data) {
+      const isLegacy = legacy !== null && !r.pepper_id;
+      if (hashMatches(r.token_hash, isLegacy ? legacy : presented) && !found) {
+        found = r;
+        foundLegacy = isLegacy;
+      }
+    }
+    if (!found) return null;
+    if (foundLegacy) {
+      const r = found;
+      this.store.change(() => {
+        r.token_hash = presented;
+        r.pepper_id = this.pepperId;
+      });
+      this.log(`re-hashed API key ${r.key_id} with the generated pepper (${this.legacyCount} legacy record(s) left)`);
+    }
+    return { key_id: found.key_id, role: found.role, tenant_id: found.tenant_id, auth_kind: 'api_key', user_id: null };
+  }
+
+  /** The current role and tenant of a stored key (null once revoked): sessions re-read it (docs/security.md §3). */
+  lookup(keyId: string): { role: Role; tenant_id: string } | null {
+    if (this.envKey && keyId === ENV_KEY_ID) return { role: 'administrator', tenant_id: this.tenant };
+    const r = this.store.data.find((k) => k.key_id === keyId);
+    return r ? { role: r.role, tenant_id: r.tenant_id } : null;
   }
 
   list(): ApiKeyListing[] {
@@ -152,6 +226,7 @@ export class ApiKeyStore {
       role,
       label: input.label ?? '',
       tenant_id: input.tenant_id?.trim() || this.tenant,
+      pepper_id: this.pepperId,
     };
     this.store.change((d) => d.push(record));
     return { record, token };

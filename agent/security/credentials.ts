@@ -1,6 +1,7 @@
 import type { ApiKeyStore } from './api-keys.js';
 import type { Principal } from './principal.js';
 import { looksLikeJwt, type SessionTokens } from './sessions.js';
+import type { UserDirectory } from './users.js';
 
 export { constantTimeEqual } from './constant-time.js';
 
@@ -15,7 +16,10 @@ export class Credentials {
   constructor(
     readonly keys: ApiKeyStore,
     readonly sessions: SessionTokens,
-  ) {}
+    users?: UserDirectory,
+  ) {
+    if (users) sessions.setResolver((claimed) => resolveSession(claimed, users, keys));
+  }
 
   /** Adds a further key source (tests and embedders); consulted after sessions and stored keys. */
   addVerifier(verify: (token: string) => Principal | null): void {
@@ -48,4 +52,24 @@ export function bearerToken(header: string | null | undefined): string | null {
   if (!header) return null;
   const m = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
   return m ? m[1]! : null;
+}
+
+/**
+ * Who a signed session is now (docs/security.md §3, "Sessions follow the directory"). A directory
+ * user's session (`key_id` = `session-<sub>`) needs the user to exist and be enabled, and takes the
+ * directory's role. A session naming an API key (`key_id` of a stored key) needs the key to exist
+ * and takes its role and tenant, so revoking or demoting the key applies to its sessions at once.
+ * Anything else is refused. Both are map or array lookups: cheap enough for every request.
+ */
+export function resolveSession(claimed: Principal, users: UserDirectory, keys: ApiKeyStore): Principal | null {
+  const sub = claimed.user_id;
+  if (!sub) return null;
+  if (claimed.key_id === `session-${sub}`) {
+    const user = users.get(sub);
+    if (!user || !user.enabled || user.role === 'guest') return null;
+    return { ...claimed, role: user.role };
+  }
+  const key = keys.lookup(claimed.key_id);
+  if (!key) return null;
+  return { ...claimed, role: key.role, tenant_id: key.tenant_id };
 }

@@ -29,6 +29,16 @@ export function roleAllows(role: Role, action: Action): boolean {
   return MATRIX[role].includes(action);
 }
 
+/**
+ * No principal can grant a role above its own (docs/security.md §5, "No escalation"): `granter` may
+ * give `role` only when every action `role` allows is one `granter` allows too. Administrator is the
+ * only role with Delete, so only an administrator can make administrators; anyone may grant the
+ * action-less auditor.
+ */
+export function canGrant(granter: Role, role: Role): boolean {
+  return MATRIX[role].every((a) => MATRIX[granter].includes(a));
+}
+
 export function permissionsOf(role: Role): Action[] {
   return ACTIONS.filter((a) => MATRIX[role].includes(a));
 }

@@ -1,4 +1,4 @@
-import { badRequest, tenantMismatch } from '../core/errors.js';
+import { ApiError, badRequest, tenantMismatch } from '../core/errors.js';
 import type { Principal } from './principal.js';
 import { parseRole, type Role } from './rbac.js';
 
@@ -28,16 +28,35 @@ export interface IssuedSession {
  * whose header names another algorithm, `none` included, never verifies). Claims: `sub`, `key_id`
  * (`session-<sub>`), snake_case `role` (D8), `tenant_id`, `iat`, `exp`, `iss`.
  */
+/**
+ * Re-reads who a verified session belongs to (docs/security.md §3, "Sessions follow the directory"):
+ * the current principal (role from the directory or the key store, not from the token), or null when
+ * the user was removed or disabled, or the key revoked.
+ */
+export type SessionResolver = (claimed: Principal) => Principal | null;
+
 export class SessionTokens {
   private readonly key: Uint8Array;
+  private resolver: SessionResolver | null = null;
 
   constructor(readonly settings: SessionSettings) {
     this.key = new TextEncoder().encode(settings.secret);
   }
 
-  async issue(userId: string, role: Role, now = Math.floor(Date.now() / 1000)): Promise<IssuedSession> {
+  /** Set once by `Credentials`; without one (tests of the token format alone) claims are taken as signed. */
+  setResolver(resolver: SessionResolver): void {
+    this.resolver = resolver;
+  }
+
+  /** A verified principal of this tenant after the resolver; another tenant's is returned as claimed (refused as 403 by the caller). */
+  private resolve(claimed: Principal): Principal | null {
+    if (claimed.tenant_id !== this.settings.tenantId || !this.resolver) return claimed;
+    return this.resolver(claimed);
+  }
+
+  async issue(userId: string, role: Role, now = Math.floor(Date.now() / 1000), keyId = `session-${userId}`): Promise<IssuedSession> {
     const { SignJWT } = await jose();
-    const token = await new SignJWT({ key_id: `session-${userId}`, role, tenant_id: this.settings.tenantId })
+    const token = await new SignJWT({ key_id: keyId, role, tenant_id: this.settings.tenantId })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(userId)
       .setIssuer(this.settings.issuer)
@@ -57,7 +76,8 @@ export class SessionTokens {
         clockTolerance: LEEWAY_SECS,
         requiredClaims: ['sub', 'exp', 'iat'],
       });
-      return toPrincipal(payload);
+      const claimed = toPrincipal(payload);
+      return claimed ? this.resolve(claimed) : null;
     } catch {
       return null;
     }
@@ -90,8 +110,12 @@ export class SessionTokens {
     if (!principal) throw badRequest('invalid session token: claims');
     // Re-issuing stamps the instance tenant: a session of another tenant must not be laundered into ours.
     if (principal.tenant_id !== this.settings.tenantId) throw tenantMismatch();
-    const issued = await this.issue(principal.user_id!, principal.role, nowSecs);
-    return { ...issued, principal };
+    // The new token carries who the user is now, not what the old token said: a removed or disabled
+    // user (or a revoked key) gets nothing, a demoted one the new role (docs/security.md §3).
+    const current = this.resolve(principal);
+    if (!current) throw new ApiError(401, 'unauthorized', 'session refused: the user was removed or disabled, or the key revoked');
+    const issued = await this.issue(current.user_id!, current.role, nowSecs, current.key_id);
+    return { ...issued, principal: current };
   }
 }
 

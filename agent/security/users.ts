@@ -28,6 +28,12 @@ export interface DirectoryEntry {
 
 export const USERS_FILE = 'admin-users.json';
 
+/** The role an imported entry gets: first group present in the map, else its own role, else operator. */
+export function entryRole(e: DirectoryEntry, groupRoleMap: Record<string, string>): Role {
+  const group = e.groups.find((g) => Object.prototype.hasOwnProperty.call(groupRoleMap, g));
+  return parseRole(group !== undefined ? groupRoleMap[group] : (e.role ?? 'operator'));
+}
+
 /**
  * The operator directory (`admin-users.json`): who may sign in and with which role. Seeded from the
  * project's `[[humans]]` the first time it is empty; afterwards the file is the truth.
@@ -133,8 +139,7 @@ export class UserDirectory {
     const now = Date.now();
     this.store.change((d) => {
       for (const e of entries) {
-        const group = e.groups.find((g) => Object.prototype.hasOwnProperty.call(groupRoleMap, g));
-        const role = parseRole(group !== undefined ? groupRoleMap[group] : (e.role ?? 'operator'));
+        const role = entryRole(e, groupRoleMap);
         if (role === 'guest' || !e.user_id) {
           skipped++;
           continue;

@@ -10,7 +10,20 @@ export interface Settings {
   tenantId: string;
   apiKey: string | null;
   apiKeysFile: string;
-  pepper: string;
+  /**
+   * `SVC_API_KEY_PEPPER` when set, else null: the agent then uses the pepper it generated and keeps
+   * in `<state dir>/secrets.json` (agent/security/secrets.ts; docs/security.md §2). Never derived
+   * from a path or a constant.
+   */
+  pepper: string | null;
+  /**
+   * The pepper the specification's fallback would have used (the value of
+   * `SVC_CONTROL_CENTER_STATE_DIR`, else `.svc-control-center`). Only ever used to verify, once, the
+   * records of an older keys file that were hashed with it (docs/security.md §2, "Migration").
+   */
+  legacyPepper: string;
+  /** `SVC_AUDIT_SIGNING_KEY` when set, else null (a generated key from secrets.json is used). */
+  auditSigningKey: string | null;
   requireAuthReads: boolean;
   requireAuthAllReads: boolean;
   rateLimitPerMinute: number;
@@ -30,15 +43,15 @@ export interface Settings {
   telemetryHistoryMaxBytes: number;
   telemetryHistoryFiles: number;
   session: {
-    /** `SVC_SESSION_JWT_SECRET`, else the pepper (spec, Authentication rule 4). */
-    secret: string;
+    /**
+     * `SVC_SESSION_JWT_SECRET`, else null: a generated secret from secrets.json is used. Unlike the
+     * specification's rule 4 it never falls back to the pepper (docs/security.md §3).
+     */
+    secret: string | null;
     issuer: string;
     ttlSecs: number;
     refreshWindowSecs: number;
   };
-  /** Whether the session secret fell back to the pepper or the development default (warned at start). */
-  sessionSecretExplicit: boolean;
-  pepperExplicit: boolean;
   oidc: {
     redirectUri: string | null;
     directoryJson: string | null;
@@ -96,7 +109,6 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
   const stateDirValue = text(env, 'SVC_CONTROL_CENTER_STATE_DIR');
   const stateDir = path.resolve(cwd, stateDirValue ?? DEFAULT_STATE_DIR);
   const keysFile = text(env, 'SVC_API_KEYS_FILE');
-  const pepper = text(env, 'SVC_API_KEY_PEPPER') ?? stateDirValue ?? DEFAULT_STATE_DIR;
   const auditPath = text(env, 'SVC_MUTATION_AUDIT_PATH');
   const overlayPath = text(env, 'SVC_ENTITY_OVERLAY_PATH');
   const directory = text(env, 'SVC_OIDC_DIRECTORY_JSON');
@@ -105,9 +117,10 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
     tenantId: text(env, 'SVC_TENANT_ID')?.trim() ?? 'default',
     apiKey: text(env, 'SVC_API_KEY'),
     apiKeysFile: keysFile ? path.resolve(cwd, keysFile) : path.join(stateDir, 'api-keys.json'),
-    // Spec, Authentication rule 4: the pepper falls back to the *value* of the state-dir variable.
-    pepper,
-    pepperExplicit: text(env, 'SVC_API_KEY_PEPPER') !== null,
+    pepper: text(env, 'SVC_API_KEY_PEPPER'),
+    // The specification's fallback (Authentication rule 4), kept for the keys-file migration only.
+    legacyPepper: stateDirValue ?? DEFAULT_STATE_DIR,
+    auditSigningKey: text(env, 'SVC_AUDIT_SIGNING_KEY'),
     requireAuthReads: flag(env, 'SVC_API_REQUIRE_AUTH_READS'),
     requireAuthAllReads: flag(env, 'SVC_API_REQUIRE_AUTH_ALL_READS'),
     rateLimitPerMinute: integer(env, 'SVC_API_RATE_LIMIT_PER_MINUTE', 0, 0),
@@ -130,12 +143,11 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
     telemetryHistoryMaxBytes: integer(env, 'SVC_TELEMETRY_HISTORY_MAX_BYTES', 16 * 1024 * 1024, 1024),
     telemetryHistoryFiles: integer(env, 'SVC_TELEMETRY_HISTORY_FILES', 4, 1, 1000),
     session: {
-      secret: text(env, 'SVC_SESSION_JWT_SECRET') ?? pepper,
+      secret: text(env, 'SVC_SESSION_JWT_SECRET'),
       issuer: text(env, 'SVC_SESSION_JWT_ISSUER')?.trim() ?? 'svc-control-center',
       ttlSecs: integer(env, 'SVC_SESSION_TTL_SECS', 900, 1, 31 * 86400),
       refreshWindowSecs: integer(env, 'SVC_SESSION_REFRESH_WINDOW_SECS', 86400, 0, 365 * 86400),
     },
-    sessionSecretExplicit: text(env, 'SVC_SESSION_JWT_SECRET') !== null,
     oidc: {
       redirectUri: text(env, 'SVC_OIDC_REDIRECT_URI'),
       directoryJson: directory ? path.resolve(cwd, directory) : null,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashToken } from '../../agent/security/token-hash.js';
+import { pepperId } from '../../agent/security/api-keys.js';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import { REPO_ROOT, SVC_BIN } from '../helpers/spawn-agent.js';
 
@@ -35,7 +36,8 @@ describe('API keys', () => {
     const file = fs.readFileSync(path.join(stateDir, 'api-keys.json'), 'utf8');
     expect(file).not.toContain(token);
     expect(JSON.parse(file)).toEqual([
-      { key_id: created.body.key_id, token_hash: hashToken('pepper-1', token), role: 'operator', label: 'line 3', tenant_id: 'default' },
+      // pepper_id names the pepper the hash was made with (docs/security.md §2), never the pepper itself.
+      { key_id: created.body.key_id, token_hash: hashToken('pepper-1', token), role: 'operator', label: 'line 3', tenant_id: 'default', pepper_id: pepperId('pepper-1') },
     ]);
     const listed = await a.json('/v1/admin/api-keys', { headers: bearer(ADMIN) });
     expect(JSON.stringify(listed.body)).not.toContain(token);
@@ -96,7 +98,9 @@ describe('API keys', () => {
     const a = await agent({ SVC_API_KEYS_FILE: keysFile, SVC_API_KEY: ADMIN }, stateDir);
     const rewritten = fs.readFileSync(keysFile, 'utf8');
     expect(rewritten).not.toContain('plain-secret-token');
-    expect(JSON.parse(rewritten)[0]).toMatchObject({ key_id: 'legacy-1', token_hash: hashToken(stateDir, 'plain-secret-token'), role: 'operator' });
+    // Hashed with the pepper generated into secrets.json, not with the state directory's value.
+    const pepper = JSON.parse(fs.readFileSync(path.join(stateDir, 'secrets.json'), 'utf8')).api_key_pepper as string;
+    expect(JSON.parse(rewritten)[0]).toMatchObject({ key_id: 'legacy-1', token_hash: hashToken(pepper, 'plain-secret-token'), role: 'operator', pepper_id: pepperId(pepper) });
     const me = await a.json('/v1/rbac/me', { headers: bearer('plain-secret-token') });
     expect(me.body).toMatchObject({ key_id: 'legacy-1', role: 'operator' });
     // env key + file key (acceptance §18 #13)

@@ -34,7 +34,8 @@ describe('mutation audit', () => {
     const r = await a.json('/v1/audit/mutations', { headers: bearer(key.body.token) }); // developer has Deploy
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ version: 'v1', chain_valid: true, record_count: 3 });
-    expect(r.body.persist_path).toBe(path.join(a.stateDir, CHAIN));
+    // Not an administrator: the file name only, never the absolute state path (docs/security.md §11).
+    expect(r.body.persist_path).toBe(CHAIN);
     const records = r.body.audit.records;
     expect(records.map((x: { id: string }) => x.id)).toEqual(['audit-1', 'audit-2', 'audit-3']);
     expect(records[0].previous_hash).toBe('');

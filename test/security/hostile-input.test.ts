@@ -69,6 +69,9 @@ async function credentialsFor(a: RunningAgent): Promise<Creds> {
   const operator = await createKey(a, { role: 'operator', label: 'fuzz operator' });
   const auditor = await createKey(a, { role: 'auditor' });
   const foreign = await createKey(a, { role: 'administrator', tenant_id: 'other' });
+  // Sessions follow the directory (docs/security.md §3): the fuzzing users exist in it.
+  a.agent.services.users.create({ user_id: 'fuzz-operator', display_name: 'Fuzz operator', role: 'operator' });
+  a.agent.services.users.create({ user_id: 'fuzz-safety', display_name: 'Fuzz safety', role: 'safety_officer' });
   const sessions = a.agent.services.credentials.sessions;
   const foreignSessions = new SessionTokens({ secret: SECRET, issuer: 'svc-control-center', ttlSecs: 900, refreshWindowSecs: 86400, tenantId: 'other' });
   return {
@@ -1018,23 +1021,31 @@ describe('program path escape: dangling symlinks and dot-names', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('start-up warnings', () => {
-  async function startLines(env: Record<string, string>): Promise<string[]> {
+  async function startLines(env: Record<string, string>, stateDir = tempDir()): Promise<string[]> {
     const lines: string[] = [];
     const { Agent } = await import('../../agent/runtime/agent.js');
-    const agent = await Agent.create({ env: { SVC_CONTROL_CENTER_STATE_DIR: tempDir(), SVC_API_KEY: ADMIN, ...env }, bind: '127.0.0.1:0', log: (l) => lines.push(l) });
+    const agent = await Agent.create({ env: { SVC_CONTROL_CENTER_STATE_DIR: stateDir, SVC_API_KEY: ADMIN, ...env }, bind: '127.0.0.1:0', log: (l) => lines.push(l) });
     await agent.listen();
     await agent.close();
     return lines;
   }
 
-  it('warn when the pepper or the session secret falls back to a default, never printing either', async () => {
-    const none = await startLines({});
-    expect(none.some((l) => l.includes('SVC_API_KEY_PEPPER is not set') && l.includes('sessions and audit signatures'))).toBe(true);
+  // Unset secrets are generated into secrets.json (docs/security.md §2): nothing is guessable, so the
+  // old "guessable default" warnings are gone; a secrets file others can read is warned about.
+  it('say when secrets are generated, never print a secret, and warn about a secrets file others can read', async () => {
+    const stateDir = tempDir();
+    const none = await startLines({}, stateDir);
+    expect(none.some((l) => l.includes('generated new secrets in secrets.json'))).toBe(true);
+    expect(none.filter((l) => /guessable|SVC_API_KEY_PEPPER is not set|SVC_SESSION_JWT_SECRET is not set/.test(l))).toEqual([]);
+    const stored = JSON.parse(fs.readFileSync(path.join(stateDir, 'secrets.json'), 'utf8')) as Record<string, string>;
+    for (const v of [stored['api_key_pepper'], stored['session_jwt_secret'], stored['audit_signing_key']]) expect(none.join('\n')).not.toContain(v);
+    const again = await startLines({}, stateDir);
+    expect(again.some((l) => l.includes('generated new secrets'))).toBe(false);
+    fs.chmodSync(path.join(stateDir, 'secrets.json'), 0o644);
+    const loose = await startLines({}, stateDir);
+    expect(loose.some((l) => l.startsWith('warning:') && l.includes('secrets.json') && l.includes('readable by others'))).toBe(true);
     const pepperOnly = await startLines({ SVC_API_KEY_PEPPER: 'pepper-value-for-warning-test' });
-    expect(pepperOnly.some((l) => l.includes('SVC_SESSION_JWT_SECRET is not set'))).toBe(true);
     expect(pepperOnly.join('\n')).not.toContain('pepper-value-for-warning-test');
-    const both = await startLines({ SVC_API_KEY_PEPPER: 'p'.repeat(40), SVC_SESSION_JWT_SECRET: 's'.repeat(40) });
-    expect(both.filter((l) => /SVC_API_KEY_PEPPER|SVC_SESSION_JWT_SECRET/.test(l))).toEqual([]);
   });
 });
 
@@ -1103,7 +1114,8 @@ describe('no secret or token in logs, traces, telemetry, alerts, audit or state 
         created[name] = { token: r.body.token, key_id: r.body.key_id };
         secrets[`key-${name}`] = r.body.token;
       }
-      // A session: sign with the secret, then exchange through the refresh endpoint.
+      // A session: sign with the secret, then exchange through the refresh endpoint (for a directory user).
+      expect((await call('/v1/admin/users', { method: 'POST', headers: bearer(envKey), body: JSON.stringify({ user_id: 'alice', display_name: 'Alice', role: 'operator' }) })).status).toBe(200);
       const minted = await new SignJWT({ role: 'operator', tenant_id: 'default' })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject('alice')

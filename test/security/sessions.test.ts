@@ -10,9 +10,17 @@ afterEach(async () => {
   await Promise.all(running.map((a) => a.close()));
   running = [];
 });
+/** Sessions follow the directory (docs/security.md §3): the users these tests sign for exist in it. */
+const DIRECTORY: Array<[string, string]> = [
+  ...ROLES.filter((r) => r !== 'guest').map((r): [string, string] => [`user-${r}`, r]),
+  ['sam', 'safety_officer'],
+  ['late', 'operator'],
+  ['bob', 'supervisor'],
+];
 async function agent(env: Record<string, string> = {}) {
   const a = await startAgent({ env: { SVC_SESSION_JWT_SECRET: SECRET, ...env } });
   running.push(a);
+  for (const [user_id, role] of DIRECTORY) a.agent.services.users.create({ user_id, display_name: user_id, role });
   return a;
 }
 const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
@@ -23,7 +31,8 @@ const now = () => Math.floor(Date.now() / 1000);
 describe('session tokens', () => {
   it('every role round-trips through a session, safety_officer included (D8)', async () => {
     const a = await agent();
-    for (const role of ROLES) {
+    // guest cannot be a directory user, so no live session carries it.
+    for (const role of ROLES.filter((r) => r !== 'guest')) {
       const { session_token } = await a.agent.services.credentials.sessions.issue(`user-${role}`, role);
       const me = await a.json('/v1/rbac/me', { headers: bearer(session_token) });
       expect(me.status).toBe(200);
@@ -51,6 +60,8 @@ describe('session tokens', () => {
 
   it('rejects forged tokens: alg none, wrong secret, HS/RS confusion, tampered claims, wrong issuer, expired', async () => {
     const a = await agent();
+    // mallory exists (as administrator), so every refusal below is the token's, not the directory's.
+    a.agent.services.users.create({ user_id: 'mallory', display_name: 'M', role: 'administrator' });
     const claims = { sub: 'mallory', role: 'administrator', tenant_id: 'default', iss: 'svc-control-center', iat: now(), exp: now() + 600 };
     const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const good = await sign(claims);

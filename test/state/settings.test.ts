@@ -7,7 +7,11 @@ describe('settings from SVC_ environment variables', () => {
     const s = loadSettings({}, '/srv/robot');
     expect(s.stateDir).toBe('/srv/robot/.svc-control-center');
     expect(s.apiKeysFile).toBe('/srv/robot/.svc-control-center/api-keys.json');
-    expect(s.pepper).toBe('.svc-control-center');
+    // No pepper is ever derived from a path or a constant: unset means "use the generated one".
+    expect(s.pepper).toBeNull();
+    expect(s.session.secret).toBeNull();
+    expect(s.auditSigningKey).toBeNull();
+    expect(s.legacyPepper).toBe('.svc-control-center');
     expect(s.tenantId).toBe('default');
     expect(s.maxBodyBytes).toBe(1024 * 1024);
     expect(s.rateLimitPerMinute).toBe(0);
@@ -34,11 +38,14 @@ describe('settings from SVC_ environment variables', () => {
     );
     expect(s.stateDir).toBe(path.resolve('/srv/robot/var/state'));
     expect(s.apiKeysFile).toBe('/srv/robot/keys.json');
-    // The pepper falls back to the *value* of the state-dir variable (spec, Authentication rule 4).
-    expect(s.pepper).toBe('var/state');
+    // The specification's fallback survives only as the legacy pepper of the keys-file migration.
+    expect(s.pepper).toBeNull();
+    expect(s.legacyPepper).toBe('var/state');
     expect(s).toMatchObject({ tenantId: 'acme', requireAuthReads: true, requireAuthAllReads: true, rateLimitPerMinute: 120, maxBodyBytes: 2048 });
     expect(s.ws).toEqual({ maxPendingFrames: 8, heartbeatIntervalMs: 500, streamSeconds: 30 });
     expect(loadSettings({ SVC_API_KEY_PEPPER: 'pep', SVC_CONTROL_CENTER_STATE_DIR: 'x' }).pepper).toBe('pep');
+    const explicit = loadSettings({ SVC_API_KEY_PEPPER: 'pep', SVC_SESSION_JWT_SECRET: 'sess', SVC_AUDIT_SIGNING_KEY: 'aud' });
+    expect([explicit.pepper, explicit.session.secret, explicit.auditSigningKey]).toEqual(['pep', 'sess', 'aud']);
   });
 
   it('refuses values it cannot parse, naming the variable', () => {

@@ -161,7 +161,7 @@ export class OidcService {
       code_challenge: await client.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     });
-    this.store.setPending({ state, verifier, redirect_uri: redirectUri, created_at_ms: Date.now() });
+    this.store.addPending({ state, verifier, redirect_uri: redirectUri, created_at_ms: Date.now() });
     return { authorize_url: url.href, state, redirect_uri: redirectUri };
   }
 
@@ -174,15 +174,14 @@ export class OidcService {
     const client = await loadClient();
     const d = this.store.current;
     if (options.requireEnabled && !d.enabled) throw badRequest('oidc login is not enabled');
-    const pending = d.pending;
-    if (!pending || !input.state || !constantTimeEqual(pending.state, input.state)) throw badRequest('oauth state mismatch');
-    if (Date.now() - pending.created_at_ms > PENDING_TTL_MS) {
-      this.store.takePending();
-      throw badRequest('oauth state mismatch');
-    }
+    if (!input.state) throw badRequest('oauth state mismatch');
+    // A missing code does not consume the authorization (the user may still come back with one).
+    const known = d.pending.some((p) => constantTimeEqual(p.state, input.state!) && Date.now() - p.created_at_ms <= PENDING_TTL_MS);
+    if (known && !input.code) throw badRequest('code required');
+    // Taken with no await between the lookup and here: a concurrent or later replay finds nothing.
+    const pending = this.store.takePending(input.state);
+    if (!pending) throw badRequest('oauth state mismatch');
     if (!input.code) throw badRequest('code required');
-    // Consumed with no await between the check and here: a concurrent or later replay finds nothing.
-    this.store.takePending();
 
     const config = await this.configuration(this.requireClient(false));
     const callbackUrl = new URL(pending.redirect_uri);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { badRequest } from '../../core/errors.js';
 import { JsonStore } from '../../state/json-store.js';
+import { constantTimeEqual } from '../constant-time.js';
 import { parseRole, type Role } from '../rbac.js';
 import { validateIssuer, validateRedirectUri } from './urls.js';
 
@@ -8,6 +9,12 @@ export const OIDC_SETTINGS_FILE = 'admin-oidc.json';
 
 /** How long an authorization started by authorize-url may be completed (D7). */
 export const PENDING_TTL_MS = 10 * 60 * 1000;
+/**
+ * Authorizations kept at once. The reference keeps one, so any anonymous authorize-url call broke the
+ * sign-in of whoever was at the provider; we keep several, keyed by state, the oldest evicted past
+ * this bound (docs/security-oidc.md §3, "Several sign-ins at once").
+ */
+export const MAX_PENDING = 256;
 
 /** The authorization in flight (D7): kept server-side only, never returned by any read. */
 export interface PendingAuthorization {
@@ -28,7 +35,8 @@ export interface OidcDocument {
   redirect_uri: string;
   /** RFC 3339 time of the last directory import (sign-in or sync); null before the first. */
   last_sync_at: string | null;
-  pending: PendingAuthorization | null;
+  /** Authorizations in flight, oldest first; each single use and expiring after PENDING_TTL_MS. */
+  pending: PendingAuthorization[];
 }
 
 /** What PUT /v1/admin/oidc may change; absent fields keep their value, an empty secret keeps the old one. */
@@ -50,7 +58,7 @@ function defaults(): OidcDocument {
     group_role_map: {},
     redirect_uri: '',
     last_sync_at: null,
-    pending: null,
+    pending: [],
   };
 }
 
@@ -65,11 +73,15 @@ function revive(raw: unknown): OidcDocument {
   if (rawMap && typeof rawMap === 'object' && !Array.isArray(rawMap)) {
     for (const [group, role] of Object.entries(rawMap)) map[group] = parseRole(role);
   }
-  const p = r['pending'] as Record<string, unknown> | null | undefined;
-  const pending: PendingAuthorization | null =
-    p && typeof p === 'object' && typeof p['state'] === 'string' && typeof p['verifier'] === 'string' && typeof p['redirect_uri'] === 'string'
-      ? { state: p['state'], verifier: p['verifier'], redirect_uri: p['redirect_uri'], created_at_ms: Number(p['created_at_ms']) || 0 }
-      : null;
+  // A file of the single-pending layout holds an object (or null); ours holds an array.
+  const rawPending = Array.isArray(r['pending']) ? r['pending'] : r['pending'] ? [r['pending']] : [];
+  const pending: PendingAuthorization[] = [];
+  for (const item of rawPending as unknown[]) {
+    const p = item as Record<string, unknown> | null;
+    if (p && typeof p === 'object' && typeof p['state'] === 'string' && typeof p['verifier'] === 'string' && typeof p['redirect_uri'] === 'string') {
+      pending.push({ state: p['state'], verifier: p['verifier'], redirect_uri: p['redirect_uri'], created_at_ms: Number(p['created_at_ms']) || 0 });
+    }
+  }
   return {
     enabled: r['enabled'] === true,
     issuer: str(r['issuer']),
@@ -136,26 +148,32 @@ export class OidcSettingsStore {
     this.store.change((d) => {
       Object.assign(d, next);
       // A different provider or client invalidates an authorization started against the old one.
-      if (next.issuer !== undefined || next.client_id !== undefined || next.client_secret !== undefined) d.pending = null;
+      if (next.issuer !== undefined || next.client_id !== undefined || next.client_secret !== undefined) d.pending = [];
     });
   }
 
-  /** Replaces any pending authorization (one at a time, as the reference). */
-  setPending(pending: PendingAuthorization): void {
+  /** Adds a pending authorization: expired ones are dropped, and the oldest past MAX_PENDING evicted. */
+  addPending(pending: PendingAuthorization, now = Date.now()): void {
     this.store.change((d) => {
-      d.pending = pending;
+      d.pending = d.pending.filter((p) => now - p.created_at_ms <= PENDING_TTL_MS);
+      d.pending.push(pending);
+      if (d.pending.length > MAX_PENDING) d.pending.splice(0, d.pending.length - MAX_PENDING);
     });
   }
 
-  /** Removes and returns the pending authorization (single use). */
-  takePending(): PendingAuthorization | null {
-    const pending = this.store.data.pending;
-    if (pending) {
-      this.store.change((d) => {
-        d.pending = null;
-      });
-    }
-    return pending;
+  /**
+   * Removes and returns the pending authorization of `state` (single use), or null. Every entry is
+   * compared in constant time; an expired one is removed and not returned.
+   */
+  takePending(state: string, now = Date.now()): PendingAuthorization | null {
+    let found: PendingAuthorization | null = null;
+    for (const p of this.store.data.pending) if (constantTimeEqual(p.state, state) && !found) found = p;
+    if (!found) return null;
+    const hit = found;
+    this.store.change((d) => {
+      d.pending = d.pending.filter((p) => p !== hit);
+    });
+    return now - hit.created_at_ms > PENDING_TTL_MS ? null : hit;
   }
 
   markSynced(at: Date = new Date()): string {

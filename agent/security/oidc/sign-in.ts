@@ -1,5 +1,7 @@
+import { assertCanGrant } from '../access.js';
+import type { Principal } from '../principal.js';
 import type { IssuedSession, SessionTokens } from '../sessions.js';
-import type { DirectoryUser, UserDirectory } from '../users.js';
+import { entryRole, type DirectoryUser, type UserDirectory } from '../users.js';
 import { toDirectoryEntry } from './directory-entries.js';
 import type { CallbackInput, OidcService } from './oidc-service.js';
 
@@ -25,10 +27,11 @@ export interface SignInOutcome {
 export async function completeSignIn(
   deps: { oidc: OidcService; users: UserDirectory; sessions: SessionTokens },
   input: CallbackInput,
-  options: { requireEnabled: boolean },
+  options: { requireEnabled: boolean; /** An administrator's directory import: the role written must be one it can grant. */ granter?: Principal | null },
 ): Promise<SignInOutcome> {
   const userinfo = await deps.oidc.exchange(input, options);
   const entry = toDirectoryEntry(userinfo);
+  if (options.granter !== undefined) assertCanGrant(options.granter, [entryRole(entry, deps.oidc.groupRoleMap)]);
   const imported = deps.oidc.importDirectory(deps.users, [entry]);
   const user = imported.users[0] ?? null;
   const refused = user === null ? 'guest' : !user.enabled ? 'disabled' : null;

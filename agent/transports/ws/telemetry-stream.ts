@@ -70,9 +70,18 @@ export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services, ope
   app.get(TELEMETRY_STREAM_PATH, async (c, next) => {
     // A plain GET of the stream path is not a route (api-behaviour §3.1 step 1).
     if ((c.req.header('upgrade') ?? '').toLowerCase() !== 'websocket') return errorResponse(notFound());
-    const header = c.req.header('authorization') ?? (c.req.query('access_token') ? `Bearer ${c.req.query('access_token')}` : undefined);
+    const accessToken = c.req.query('access_token');
+    const header = c.req.header('authorization') ?? (accessToken !== undefined && accessToken !== '' ? `Bearer ${accessToken}` : undefined);
     const auth = await authenticate(header, services);
+    // Another tenant's credential: 403 tenant_mismatch (docs/security.md §7).
     if (auth.error) return errorResponse(auth.error);
+    // A credential was presented but is not one (unknown, revoked, forged, expired, or not a Bearer
+    // value): refused with 401 like a REST mutation, not downgraded to an anonymous stream
+    // (docs/security.md §5, the paragraph on the stream, and §6).
+    if (header !== undefined && !auth.principal) {
+      publishAuthFailed(services.bus, 'missing_or_invalid_token', null, { path: TELEMETRY_STREAM_PATH });
+      return errorResponse(unauthorized());
+    }
     const { requireAuthReads, requireAuthAllReads } = services.settings;
     if (!auth.principal && (requireAuthReads || requireAuthAllReads)) {
       publishAuthFailed(services.bus, 'read_auth_required', null, { path: TELEMETRY_STREAM_PATH });
