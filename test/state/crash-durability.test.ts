@@ -214,6 +214,12 @@ describe('acknowledged writes survive kill -9', () => {
 
       const after = await startAgent({ stateDir, env });
       const lost = await lostWrites(after, expected);
+      // Every acknowledged mutation was audited before its answer, and the chain still verifies.
+      const chain = after.agent.services.audit.chain;
+      expect(chain.verification.valid, `cycle ${cycle}: ${chain.verification.reason}`).toBe(true);
+      let audited = 0;
+      for (const r of chain.records()) if (r.event_type === 'control_center.api.mutation') audited++;
+      expect(audited, `cycle ${cycle}`).toBeGreaterThanOrEqual(acknowledged);
       await after.close();
       lostPerCycle.push(lost.length);
       expect(lost, `cycle ${cycle}`).toEqual([]);
