@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_AUDIT_SEGMENT_BYTES } from '../settings/settings.js';
-import { fsyncDir, JsonlLog, readLines, setAsideTornTail } from '../state/jsonl-log.js';
+import { fsyncDir } from '../state/durable-file.js';
+import { JsonlLog, readLines, setAsideTornTail } from '../state/jsonl-log.js';
 
 /** One record of the hash-chained audit (api-behaviour §10.10). */
 export interface AuditRecord {

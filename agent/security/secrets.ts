@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../settings/settings.js';
+import { fsyncDir, writeNewFileSync } from '../state/durable-file.js';
 
 /**
  * The agent's three secrets: the API-key pepper, the session signing secret and the audit chain's
@@ -74,13 +75,7 @@ function writeSecretsFile(file: string, secrets: StoredSecrets, exclusive: boole
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(6).toString('hex')}.tmp`);
   const body = JSON.stringify({ version: 1, ...secrets, created_at: new Date().toISOString() }, null, 2) + '\n';
-  const fd = fs.openSync(tmp, 'wx', 0o600);
-  try {
-    fs.writeSync(fd, body);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
+  writeNewFileSync(tmp, body);
   let written = true;
   try {
     if (exclusive) {
@@ -98,12 +93,7 @@ function writeSecretsFile(file: string, secrets: StoredSecrets, exclusive: boole
   } finally {
     fs.rmSync(tmp, { force: true });
   }
-  const dfd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(dfd);
-  } finally {
-    fs.closeSync(dfd);
-  }
+  fsyncDir(dir);
   return written;
 }
 

@@ -46,11 +46,31 @@ export function writeFileDurablySync(file: string, text: string, mode = 0o600): 
     fs.rmSync(temp, { force: true });
     throw err;
   }
-  const dir = fs.openSync(path.dirname(file), 'r');
+  fsyncDir(path.dirname(file));
+}
+
+/** Creates `file` (refusing one that exists) holding `data`, fsynced before it is closed. */
+export function writeNewFileSync(file: string, data: string | Buffer, mode = 0o600): void {
+  const fd = fs.openSync(file, 'wx', mode);
   try {
-    fs.fsyncSync(dir);
+    if (typeof data === 'string') fs.writeSync(fd, data);
+    else fs.writeSync(fd, data);
+    fs.fsyncSync(fd);
   } finally {
-    fs.closeSync(dir);
+    fs.closeSync(fd);
+  }
+}
+
+/** Makes a rename or a new file in `dir` durable (the directory entry is what changed). */
+export function fsyncDir(dir: string): void {
+  let fd: number | null = null;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    /* some platforms cannot open a directory for fsync; the file fsyncs still hold */
+  } finally {
+    if (fd !== null) fs.closeSync(fd);
   }
 }
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { registerDurable, unregisterDurable, type Committable } from './commit.js';
+import { fsyncDir, writeNewFileSync } from './durable-file.js';
 
 export interface JsonlLogOptions {
   /**
@@ -202,19 +203,6 @@ export function readJsonl<T>(file: string): JsonlReadResult<T> {
   return result;
 }
 
-/** fsyncs a directory so a rename, creation or truncation inside it survives a power loss. */
-export function fsyncDir(dir: string): void {
-  let fd: number | null = null;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    /* some platforms cannot open a directory for fsync; the file fsyncs still hold */
-  } finally {
-    if (fd !== null) fs.closeSync(fd);
-  }
-}
-
 /** Byte offset just past the last newline of an open file (0 when it holds none). */
 function endOfLastLine(fd: number, size: number): number {
   const buf = Buffer.alloc(64 * 1024);
@@ -255,13 +243,7 @@ export function setAsideTornTail(file: string, now = Date.now()): string | null 
     fs.readSync(fd, torn, 0, torn.length, cut);
     let aside = `${file}.torn-${now}`;
     for (let n = 1; fs.existsSync(aside); n++) aside = `${file}.torn-${now}-${n}`;
-    const side = fs.openSync(aside, 'wx', 0o600);
-    try {
-      fs.writeSync(side, torn);
-      fs.fsyncSync(side);
-    } finally {
-      fs.closeSync(side);
-    }
+    writeNewFileSync(aside, torn);
     fs.ftruncateSync(fd, cut);
     fs.fsyncSync(fd);
     fsyncDir(path.dirname(file));
