@@ -36,3 +36,47 @@ export async function commitState(): Promise<void> {
   }
   if (waits) await Promise.all(waits);
 }
+
+/**
+ * The bookkeeping of one store's group commit: changes are counted, at most one `persist()` runs at a
+ * time, and a commit waits until a persist that started after its change has finished. A persist
+ * covers every change counted before it started (the store snapshots or syncs everything then).
+ */
+export class GroupCommit {
+  private changed = 0;
+  private persisted = 0;
+  private inflight: Promise<void> | null = null;
+
+  constructor(private readonly persist: () => Promise<void>) {}
+
+  /** Counts one change. */
+  touch(): void {
+    this.changed++;
+  }
+
+  /** Everything counted so far reached the disk by another path (a blocking fsync, a close). */
+  settled(): void {
+    this.persisted = this.changed;
+  }
+
+  get pending(): boolean {
+    return this.persisted < this.changed;
+  }
+
+  /** Resolves once every change counted before the call is persisted; rejects if the persist failed. */
+  async commit(): Promise<void> {
+    const target = this.changed;
+    while (this.persisted < target) {
+      this.inflight ??= this.persistOnce().finally(() => {
+        this.inflight = null;
+      });
+      await this.inflight;
+    }
+  }
+
+  private async persistOnce(): Promise<void> {
+    const upTo = this.changed;
+    await this.persist();
+    this.persisted = Math.max(this.persisted, upTo);
+  }
+}

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import { registerDurable, unregisterDurable, type Committable } from './commit.js';
+import { GroupCommit, registerDurable, unregisterDurable, type Committable } from './commit.js';
 import { DurableJsonFile } from './durable-file.js';
 
 export interface JsonStoreOptions<T> {
@@ -38,10 +38,7 @@ export interface JsonStoreOptions<T> {
  * write are collected into the next one (group commit, `commit.ts`).
  */
 export class JsonStore<T> implements Committable {
-  /** Counts changes; `writtenVersion` is the newest count known to be on disk. */
-  private version = 0;
-  private writtenVersion = 0;
-  private inflight: Promise<void> | null = null;
+  private readonly group = new GroupCommit(() => this.writeOnce());
   private timer: NodeJS.Timeout | null = null;
   private lastWriteAt = 0;
   private closed = false;
@@ -83,7 +80,7 @@ export class JsonStore<T> implements Committable {
 
   /** Whether changes are waiting to be written. */
   get pending(): boolean {
-    return this.writtenVersion < this.version;
+    return this.group.pending;
   }
 
   /** Applies a change and schedules the write. */
@@ -101,13 +98,13 @@ export class JsonStore<T> implements Committable {
 
   markDirty(): void {
     if (this.closed) return;
-    this.version++;
+    this.group.touch();
     if (this.timer) return;
     const wait = Math.max(0, this.lastWriteAt + this.coalesceMs - Date.now());
     this.timer = setTimeout(() => {
       this.timer = null;
       // A background write has no caller to tell: a failure is a warning and the next write retries.
-      this.writeUpTo(this.version).catch(() => undefined);
+      this.group.commit().catch(() => undefined);
     }, wait);
     // A pending write must not keep a finished CLI command alive; close() flushes explicitly.
     this.timer.unref();
@@ -115,30 +112,19 @@ export class JsonStore<T> implements Committable {
 
   /** Resolves once every change made before the call is on disk; rejects when the write failed. */
   commit(): Promise<void> {
-    return this.writeUpTo(this.version);
-  }
-
-  private async writeUpTo(target: number): Promise<void> {
-    while (this.writtenVersion < target) {
-      this.inflight ??= this.writeOnce().finally(() => {
-        this.inflight = null;
-      });
-      await this.inflight;
-    }
+    return this.group.commit();
   }
 
   private async writeOnce(): Promise<void> {
-    const version = this.version;
     this.lastWriteAt = Date.now();
     this.beforeWrite?.();
     try {
-      // The adapter serialises synchronously, so the bytes are the document as of `version`.
+      // The adapter serialises synchronously, so the bytes hold every change made before this call.
       await this.db.write();
     } catch (err) {
       this.onWarning(`could not write ${this.file}: ${(err as Error).message}`);
       throw err;
     }
-    this.writtenVersion = Math.max(this.writtenVersion, version);
   }
 
   /** Writes pending changes now and waits for them to reach the file. */
@@ -147,7 +133,7 @@ export class JsonStore<T> implements Committable {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    await this.writeUpTo(this.version).catch(() => undefined);
+    await this.group.commit().catch(() => undefined);
   }
 
   async close(): Promise<void> {

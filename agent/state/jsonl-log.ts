@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { registerDurable, unregisterDurable, type Committable } from './commit.js';
+import { GroupCommit, registerDurable, unregisterDurable, type Committable } from './commit.js';
 import { fsyncDir, writeNewFileSync } from './durable-file.js';
 
 export interface JsonlLogOptions {
@@ -33,10 +33,8 @@ export class JsonlLog<T = unknown> implements Committable {
   private readonly fsync: boolean | 'group';
   private readonly maxBytes: number;
   private readonly keepFiles: number;
-  /** Appends made / appends known fsynced, for `'group'` logs. */
-  private appended = 0;
-  private synced = 0;
-  private syncing: Promise<void> | null = null;
+  /** Appends not yet known fsynced, for `'group'` logs. */
+  private readonly group = new GroupCommit(() => this.syncOnce());
   private syncScheduled = false;
 
   constructor(readonly file: string, options: JsonlLogOptions = {}) {
@@ -48,22 +46,15 @@ export class JsonlLog<T = unknown> implements Committable {
   }
 
   get pending(): boolean {
-    return this.synced < this.appended;
+    return this.group.pending;
   }
 
   /** Resolves once every line appended before the call is fsynced (one fsync covers them all). */
-  async commit(): Promise<void> {
-    const target = this.appended;
-    while (this.synced < target) {
-      this.syncing ??= this.syncOnce().finally(() => {
-        this.syncing = null;
-      });
-      await this.syncing;
-    }
+  commit(): Promise<void> {
+    return this.group.commit();
   }
 
   private async syncOnce(): Promise<void> {
-    const upTo = this.appended;
     const fd = this.fd;
     // No open descriptor: a rotation or close already fsynced everything appended so far.
     if (fd !== null) {
@@ -75,7 +66,6 @@ export class JsonlLog<T = unknown> implements Committable {
         }),
       );
     }
-    this.synced = Math.max(this.synced, upTo);
   }
 
   private open(): number {
@@ -110,10 +100,10 @@ export class JsonlLog<T = unknown> implements Committable {
   private appendLines(text: string): void {
     const fd = this.open();
     this.size += fs.writeSync(fd, text);
-    this.appended++;
+    if (this.fsync !== false) this.group.touch();
     if (this.fsync === true) {
       fs.fsyncSync(fd);
-      this.synced = this.appended;
+      this.group.settled();
     } else if (this.fsync === 'group' && !this.syncScheduled) {
       // Lines nobody commits (events recorded outside a request) still reach the disk promptly:
       // one background fsync after this turn, shared with every append made in it.
@@ -159,7 +149,7 @@ export class JsonlLog<T = unknown> implements Committable {
       // Everything appended so far reaches the disk before the descriptor goes; a group fsync still
       // under way on it may then fail, which it takes as done (see `syncOnce`).
       if (this.fsync === 'group' && this.pending) fs.fdatasyncSync(this.fd);
-      this.synced = this.appended;
+      this.group.settled();
       fs.closeSync(this.fd);
       this.fd = null;
     }
