@@ -23,11 +23,12 @@ export class ProgramService {
   async run<K extends EngineMethod>(method: K, input: ProgramRequest & ProgramQuery): Promise<ReturnType<ProgramEngine[K]>> {
     const engine = await this.load();
     const result = (engine[method] as (i: unknown) => ReturnType<ProgramEngine[K]>).call(engine, input);
-    // Remote callers (the server confines them to the project root) never see where the state
-    // directory is on disk: the recovery knowledge store, baselines and the like are named relative
-    // to the project root, or by their name under `<state dir>` when it lies elsewhere
-    // (docs/security.md §5, "Program files"). The CLI runs as the local user and keeps absolute paths.
-    return this.workspace.confineToRoot ? (hideStateDir(result, this.workspace) as typeof result) : result;
+    // Remote callers (the server confines them to the project root) see project-relative paths only:
+    // programs and traces relative to the project root, and the state directory (recovery knowledge
+    // store, baselines) relative to it too, or as `<state dir>` when it lies elsewhere; where the
+    // project sits on the robot's disk is nobody's business (docs/security.md §5, "Program files").
+    // The CLI runs as the local user and keeps absolute paths.
+    return this.workspace.confineToRoot ? (relativeServerPaths(result, this.workspace) as typeof result) : result;
   }
 
   private async load(): Promise<ProgramEngine> {
@@ -53,13 +54,23 @@ export class ProgramService {
   }
 }
 
-/** Replaces the absolute state-directory prefix in every string of a response. */
-export function hideStateDir(value: unknown, ws: Pick<ProgramWorkspace, 'stateDir' | 'projectRoot'>): unknown {
+/**
+ * Rewrites absolute paths in every string of a response: the state directory first (it may lie inside
+ * the project), then anything under the project root, which becomes relative to it.
+ */
+export function relativeServerPaths(value: unknown, ws: Pick<ProgramWorkspace, 'stateDir' | 'projectRoot'>): unknown {
   const abs = path.resolve(ws.stateDir);
-  const rel = path.relative(path.resolve(ws.projectRoot), abs);
+  const root = path.resolve(ws.projectRoot);
+  const rel = path.relative(root, abs);
   const shown = rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : '<state dir>';
+  const rootPrefix = root.endsWith(path.sep) ? root : root + path.sep;
+  const rewrite = (text: string): string => {
+    let out = text.includes(abs) ? text.split(abs).join(shown) : text;
+    if (out.includes(rootPrefix)) out = out.split(rootPrefix).join('');
+    return out === root ? '.' : out;
+  };
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return v.includes(abs) ? v.split(abs).join(shown) : v;
+    if (typeof v === 'string') return rewrite(v);
     if (Array.isArray(v)) return v.map(walk);
     if (v !== null && typeof v === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(v))) {
       const out: Record<string, unknown> = {};

@@ -74,7 +74,11 @@ describe('program commands', () => {
       ] as const) {
         const rest = await agent.json(route, { method: 'POST', body: JSON.stringify({ ...body, file: 'programs/patrol.sd' }) });
         expect(rest.status).toBe(200);
-        expect(json([...cli]).body, route).toEqual(rest.body);
+        // The same body, except that the CLI (the local user) sees absolute paths where a remote
+        // caller sees project-relative ones (docs/programs.md, "Paths in answers").
+        const local = JSON.parse(JSON.stringify(json([...cli]).body).split(`${root}/`).join(''));
+        expect(local, route).toEqual(rest.body);
+        expect(JSON.stringify(rest.body)).not.toContain(root);
       }
     } finally {
       await agent.close();

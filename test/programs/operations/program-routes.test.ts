@@ -49,7 +49,9 @@ describe('program routes', () => {
     const dflt = await agent.json('/v1/programs/readiness', post({}));
     expect(dflt.status).toBe(200);
     expect(dflt.body.version).toBe('v1');
-    expect(dflt.body.file).toBe(path.join(root, 'programs', 'patrol.sd'));
+    // Remote callers see project-relative paths only (docs/security.md §5, "Program files").
+    expect(dflt.body.file).toBe('programs/patrol.sd');
+    expect(JSON.stringify(dflt.body)).not.toContain(root);
     const factors = dflt.body.report.score.factors.map((f: { factor: string }) => f.factor);
     expect(factors.slice(0, 12)).toEqual([
       'Hardware', 'Capabilities', 'Health', 'Connectivity', 'Safety', 'Battery', 'Storage', 'Compute', 'Packages', 'Providers', 'Mission Requirements', 'Assurance',
@@ -58,7 +60,7 @@ describe('program routes', () => {
     expect(['Ready', 'Degraded', 'NotReady']).toContain(dflt.body.report.status);
     const rel = await agent.json('/v1/programs/readiness', post({ file: 'programs/dock.sd' }));
     expect(rel.status).toBe(200);
-    expect(rel.body.file).toBe(path.join(root, 'programs', 'dock.sd'));
+    expect(rel.body.file).toBe('programs/dock.sd');
   });
 
   it('every POST program route answers its documented envelope', async () => {
@@ -105,7 +107,7 @@ describe('program routes', () => {
       headers: { 'content-type': 'application/json', authorization: `Bearer ${OPERATOR_KEY}` },
     });
     expect(ok.status).toBe(200);
-    expect(ok.body.simulation).toMatchObject({ has_trace: true, trace_path: tracePath });
+    expect(ok.body.simulation).toMatchObject({ has_trace: true, trace_path: path.relative(root, tracePath) });
     expect(fs.existsSync(tracePath)).toBe(true);
 
     const inspect = await agent.json('/v1/programs/replay', post({ file: 'programs/patrol.trace' }));
@@ -123,7 +125,8 @@ describe('program routes', () => {
 
     const traces = await agent.json('/v1/programs/traces');
     expect(traces.status).toBe(200);
-    expect(traces.body.root).toBe(root);
+    // The project root itself is shown as '.': where the project sits on disk is not shown remotely.
+    expect(traces.body.root).toBe('.');
     expect(traces.body.traces.map((t: { path: string }) => t.path)).toContain(path.join('programs', 'patrol.trace'));
     expect(traces.body.count).toBe(traces.body.traces.length);
 
