@@ -61,7 +61,6 @@ export function fromConfig(cfg: ResolvedConfig): Derived {
     org.name = cfg.projectName!;
     if (cfg.projectVersion) org.version = cfg.projectVersion;
     org.lifecycle_state = 'active';
-    org.metadata['project_root'] = cfg.projectRoot;
   }
 
   // Fleet and robots.

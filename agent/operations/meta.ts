@@ -3,6 +3,7 @@ import { defineOperation, type Operation } from '../core/operation.js';
 import { rpcCount } from '../api/rpc-contract.js';
 import { STREAM_PATHS } from '../api/stream-paths.js';
 import type { Services } from '../runtime/services.js';
+import { projectRelative } from '../project/project-context.js';
 import {
   API_VERSION,
   CONTROL_CENTER_UI_VERSION,
@@ -133,8 +134,10 @@ export const metaOperations: Operation[] = [
         tenant_id: s.settings.tenantId,
         bind: s.listen.bind,
         grpc_bind: s.listen.grpcBind,
-        config_path: s.project.configPath,
-        program_path: s.project.programPath,
+        // A public route: the files are named relative to the project root, never by where the
+        // project sits on the robot's disk (docs/security.md §5, "Program files").
+        config_path: projectRelative(s.project, s.project.configPath),
+        program_path: projectRelative(s.project, s.project.programPath),
         config_loaded: cfg !== null,
         project_name: cfg?.projectName ?? null,
         fleet_id: cfg?.fleetId ?? null,

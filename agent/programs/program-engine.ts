@@ -25,6 +25,7 @@ import { isTracePath, loadProgram, loadTrace, refuseStateDir, resolveRequestFile
 import type { LocalProgramRequest, ProgramQuery, ProgramRequest } from './program-request.js';
 import type { ProgramWorkspace } from './program-workspace.js';
 import type { ProgramFacts } from '../entities/program-facts.js';
+import { projectRelative } from '../project/project-context.js';
 
 const VERSION = 'v1' as const;
 
@@ -266,7 +267,8 @@ export class ProgramEngine {
       return null;
     }
     return {
-      file,
+      // Shown as the entities' source over the API: relative to the project (docs/security.md §5).
+      file: projectRelative(this.workspace, file)!,
       robots: program.robots.map((r) => ({
         name: r.name,
         sensors: r.sensors.map((s) => ({ name: s.name, type: s.type })),

@@ -35,3 +35,13 @@ export function loadProjectContext(options: { configPath?: string | null; progra
     config,
   };
 }
+
+/**
+ * A path as shown to API callers: relative to the project root when inside it, else its file name
+ * only (docs/security.md §5: answers never reveal where the project or the state directory sit).
+ */
+export function projectRelative(project: Pick<ProjectContext, 'projectRoot'>, file: string | null): string | null {
+  if (file === null) return null;
+  const rel = path.relative(project.projectRoot, file);
+  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : path.basename(file);
+}

@@ -49,8 +49,9 @@ describe('meta endpoints', () => {
       tenant_id: 'acme',
       bind: a.baseUrl.replace('http://', ''),
       grpc_bind: null,
-      config_path: path.join(DEMO, 'svc.toml'),
-      program_path: path.join(DEMO, 'programs/patrol.sd'),
+      // Relative to the project root: a public route does not tell where the project sits on disk.
+      config_path: 'svc.toml',
+      program_path: 'programs/patrol.sd',
       config_loaded: true,
       project_name: 'Warehouse Patrol Demo',
       overall_status: 'healthy',

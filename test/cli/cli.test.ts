@@ -34,7 +34,8 @@ describe('svc CLI', () => {
     expect(r.code).toBe(0);
     const body = JSON.parse(r.stdout);
     expect(body).toMatchObject({ ok: true, config_loaded: true, project_name: 'Warehouse Patrol Demo' });
-    expect(body.config_path).toBe(path.join(REPO_ROOT, 'demo/svc.toml'));
+    expect(body.config_path).toBe('svc.toml');
+    expect(body.program_path).toBe('programs/patrol.sd');
   });
 
   it('mutations in-process persist to the state dir and are visible to the next command', () => {

@@ -92,7 +92,7 @@ describe('entities from the agent --program, parsed', () => {
     try {
       const robot = await agent.json('/v1/entities/Sentinel');
       expect(robot.status).toBe(200);
-      expect(robot.body.entity).toMatchObject({ entity_type: 'robot', metadata: { program_file: path.join(repo, 'demo', 'programs', 'patrol.sd') } });
+      expect(robot.body.entity).toMatchObject({ entity_type: 'robot', metadata: { program_file: 'programs/patrol.sd' } });
       expect(robot.body.entity.children_ids).toEqual(expect.arrayContaining(['Sentinel:lidar', 'Sentinel:wheels']));
       const rel = await agent.json('/v1/entities/mission:Sentinel:Patrol/relationships');
       expect(rel.status).toBe(200);
