@@ -10,6 +10,8 @@ import { AUDIT_CHAIN_FILE, AuditChain, type AuditChainOptions, type AuditRecord 
 export const API_MUTATION = 'control_center.api.mutation';
 /** Mutations made through a gRPC RPC (api-behaviour §13.3). */
 export const GRPC_MUTATION = 'control_center.grpc.mutation';
+/** Mutations run in-process by the `svc` CLI as the local user (docs/security.md §10). */
+export const CLI_MUTATION = 'control_center.cli.mutation';
 
 /** Platform events that are facts about configuration, health and readiness, kept in the audit chain too. */
 const AUDITED_EVENTS = new Set<PlatformEventName>([
@@ -83,6 +85,19 @@ export class MutationAudit {
       correlation_id: m.correlationId,
       actor_key_id: m.principal?.key_id ?? 'anonymous',
       actor_role: m.principal ? pascalRole(m.principal.role) : 'guest',
+    });
+  }
+
+  /** A mutation the CLI ran in-process: the actor is the local user who could read the state directory. */
+  recordCliMutation(m: { method: string; path: string; correlationId: string; principal: Principal }): AuditRecord {
+    return this.record(CLI_MUTATION, {
+      method: m.method,
+      path: m.path,
+      status: 'ok',
+      correlation_id: m.correlationId,
+      actor_key_id: m.principal.key_id,
+      actor_role: pascalRole(m.principal.role),
+      local_user: m.principal.user_id,
     });
   }
 

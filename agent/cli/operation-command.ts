@@ -1,8 +1,9 @@
 import os from 'node:os';
 import { ApiError } from '../core/errors.js';
-import { cliWords, pathParams, type Operation } from '../core/operation.js';
+import { cliWords, isMutation, pathParams, type Operation } from '../core/operation.js';
 import { parseInput } from '../core/validate.js';
 import { Agent } from '../runtime/agent.js';
+import { concretePath } from '../rpc/invoke-operation.js';
 import { enforceAccess } from '../security/access.js';
 import type { Principal } from '../security/principal.js';
 import { commitState } from '../state/commit.js';
@@ -74,12 +75,18 @@ export async function runLocal(op: Operation, input: ReturnType<typeof buildInpu
       user_id: os.userInfo().username,
     };
     enforceAccess(op.access, principal, op.path, s);
+    const correlationId = `cli-${Date.now()}`;
     const result = await op.handler(
       { body: parseInput(op.body, input.body, 'body'), query: parseInput(op.query, input.query, 'query'), params: input.params },
-      { services: s, principal, correlationId: `cli-${Date.now()}`, transport: 'cli' },
+      { services: s, principal, correlationId, transport: 'cli' },
     );
     // Success is reported only once the change is on disk; a failed write is the command's error.
     await commitState();
+    // Every mutation is audited whatever the transport, this one too (docs/security.md §10).
+    if (isMutation(op)) {
+      s.audit.recordCliMutation({ method: op.method, path: concretePath(op.path, input.params), correlationId, principal });
+      await commitState();
+    }
     return result;
   } finally {
     await agent.close();

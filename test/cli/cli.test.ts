@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { AUDIT_CHAIN_FILE, readAuditChain } from '../../agent/audit/audit-chain.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/agent-harness.js';
 import { REPO_ROOT, SVC_BIN, spawnServe, waitForExit } from '../helpers/spawn-agent.js';
@@ -46,6 +47,12 @@ describe('svc CLI', () => {
     expect(JSON.parse(raised.stdout).alert.message).toBe('from the cli');
     const listed = JSON.parse(svc(['alerts', 'list'], env).stdout);
     expect(listed.alerts.map((a: { message: string }) => a.message)).toEqual(['from the cli']);
+    // The in-process mutation is audited once, naming the local user; the read is not audited.
+    const chain = readAuditChain(path.join(stateDir, AUDIT_CHAIN_FILE));
+    const records = [...chain].filter((r) => r.event_type.endsWith('.mutation'));
+    expect(records).toHaveLength(1);
+    expect(records[0]!.event_type).toBe('control_center.cli.mutation');
+    expect(JSON.parse(records[0]!.payload)).toMatchObject({ method: 'POST', path: '/v1/alerts/test', actor_key_id: 'local-cli', actor_role: 'Administrator' });
   });
 
   it('exits 2 with a clear message for usage and configuration errors', () => {
