@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { pathParams, type Operation } from '../core/operation.js';
+import { accessLabel, accessOf, isMutation, pathParams, type Operation } from '../core/operation.js';
 import { API_VERSION, SVC_VERSION } from '../runtime/versions.js';
 
 /** Paths served outside the operation table but documented beside it. */
@@ -39,6 +39,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], extras: r
   const tags = new Set<string>();
   for (const op of operations) {
     tags.add(op.group);
+    const access = accessOf(op);
     const parameters: unknown[] = [
       { $ref: '#/components/parameters/CorrelationId' },
       { $ref: '#/components/parameters/ApiVersion' },
@@ -69,14 +70,15 @@ export function buildOpenApiDocument(operations: readonly Operation[], extras: r
           ]),
         ),
       },
-      'x-svc-access': op.access.kind === 'action' ? `action:${op.access.action}` : op.access.kind,
+      'x-svc-access': accessLabel(access),
+      'x-svc-audit': isMutation(op),
     };
     if (op.description) entry['description'] = op.description;
     if (op.rpc) entry['x-svc-grpc-rpc'] = op.rpc.name;
     if (op.body) {
       entry['requestBody'] = { required: false, content: { 'application/json': { schema: schemaOf(op.body) } } };
     }
-    entry['security'] = op.access.kind === 'public' ? [] : op.access.kind === 'read' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }];
+    entry['security'] = access.kind === 'public' ? [] : access.kind === 'read' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }];
     const p = (paths[op.path] ??= {});
     p[op.method.toLowerCase()] = entry;
   }

@@ -1,4 +1,4 @@
-import { isMutation, pathParams, type Access, type Operation, type RpcRequestKind } from '../core/operation.js';
+import { accessOf, isMutation, pathParams, type Access, type Operation, type RpcRequestKind } from '../core/operation.js';
 import { PROTO_FILE, PROTO_PACKAGE, PROTO_SEMVER } from '../runtime/versions.js';
 
 /**
@@ -115,8 +115,8 @@ function describeAccess(access: Access, method: string): string {
       return 'public';
     case 'read':
       return method === 'GET' ? 'read (read-auth policy)' : 'read-like (read-auth policy)';
-    case 'principal':
-      return 'any principal';
+    case 'sensitive-read':
+      return method === 'GET' ? 'sensitive read (read-auth policy)' : 'sensitive read-like (read-auth policy)';
     case 'action':
       return `role with ${access.action}`;
     case 'admin':
@@ -125,7 +125,7 @@ function describeAccess(access: Access, method: string): string {
 }
 
 function unaryComment(op: Operation): string {
-  const parts = [`${op.method} ${op.path}`, describeAccess(op.access, op.method)];
+  const parts = [`${op.method} ${op.path}`, describeAccess(accessOf(op), op.method)];
   if (isMutation(op)) parts.push('audited');
   if (op.jsonRpc) parts.push('JSON-RPC');
   const sources = pathParamSources(op);

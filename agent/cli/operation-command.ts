@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { ApiError } from '../core/errors.js';
-import { cliWords, isMutation, pathParams, type Operation } from '../core/operation.js';
+import { accessOf, cliWords, isMutation, pathParams, type Operation } from '../core/operation.js';
 import { parseInput } from '../core/validate.js';
 import { Agent } from '../runtime/agent.js';
 import { concretePath } from '../rpc/invoke-operation.js';
@@ -74,7 +74,7 @@ export async function runLocal(op: Operation, input: ReturnType<typeof buildInpu
       auth_kind: 'local',
       user_id: os.userInfo().username,
     };
-    enforceAccess(op.access, principal, op.path, s);
+    enforceAccess(accessOf(op), principal, s);
     const correlationId = `cli-${Date.now()}`;
     const result = await op.handler(
       { body: parseInput(op.body, input.body, 'body'), query: parseInput(op.query, input.query, 'query'), params: input.params },

@@ -6,17 +6,19 @@ import type { Services } from '../runtime/services.js';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * Who may call an operation. Transports enforce it identically (REST, gRPC, JSON-RPC, CLI).
- * - public: never gated (health, version, instance, tenant, login flow);
- * - read: open, but subject to the read-auth policy as a read of its path (GETs and read-like POSTs, D2);
- * - principal: any authenticated caller;
+ * Who may call an operation (docs/security.md §5, §6). Transports enforce it identically (REST, gRPC,
+ * JSON-RPC, CLI) through `enforceAccess`, and the OpenAPI document shows it as `x-svc-access`.
+ * - public: never gated (health, version, instance, tenant, the sign-in flow);
+ * - read: open, unless `SVC_API_REQUIRE_AUTH_ALL_READS` asks for a principal on every read;
+ * - sensitive-read: needs a principal under either read flag (device, fleet, entity, audit, program
+ *   source… reads); what an operation does not declare is this, or an Operate mutation;
  * - action: a principal whose role grants the RBAC action;
  * - admin: an administrator.
  */
 export type Access =
   | { kind: 'public' }
   | { kind: 'read' }
-  | { kind: 'principal' }
+  | { kind: 'sensitive-read' }
   | { kind: 'action'; action: Action }
   | { kind: 'admin' };
 
@@ -64,7 +66,8 @@ export interface Operation<B = unknown, Q = unknown> {
   method: HttpMethod;
   /** `/v1/...` with `{name}` path parameters. */
   path: string;
-  access: Access;
+  /** Closed by default: omitted, a GET is a sensitive read and anything else an Operate mutation (`accessOf`). */
+  access?: Access;
   /**
    * gRPC RPC of ControlCenter, when the spec or reference names one. The `.proto`, the gRPC service
    * and the JSON-RPC gateway derive from it (`agent/api/rpc-contract.ts`). `bodyParams` names path
@@ -105,8 +108,22 @@ export function pathParams(path: string): string[] {
   return [...path.matchAll(/\{([a-z_][a-z0-9_]*)\}/gi)].map((m) => m[1]!);
 }
 
+const SENSITIVE_READ: Access = { kind: 'sensitive-read' };
+const OPERATE: Access = { kind: 'action', action: 'Operate' };
+
+/** The operation's access rule; one that declares none is closed (docs/security.md §5, "Access rules"). */
+export function accessOf(op: Pick<Operation, 'method' | 'access'>): Access {
+  return op.access ?? (op.method === 'GET' ? SENSITIVE_READ : OPERATE);
+}
+
+/** `x-svc-access` of the OpenAPI document: `public`, `read`, `sensitive-read`, `action:<Action>` or `admin`. */
+export function accessLabel(access: Access): string {
+  return access.kind === 'action' ? `action:${access.action}` : access.kind;
+}
+
 export function isMutation(op: Pick<Operation, 'method' | 'access'>): boolean {
-  return op.method !== 'GET' && (op.access.kind === 'action' || op.access.kind === 'admin');
+  const access = accessOf(op);
+  return op.method !== 'GET' && (access.kind === 'action' || access.kind === 'admin');
 }
 
 export function cliWords(op: Operation): string[] | null {

@@ -1,5 +1,8 @@
 import * as z from 'zod';
 import { badRequest, unauthorized } from '../core/errors.js';
+import type { OperationContext } from '../core/operation.js';
+import type { Principal } from '../security/principal.js';
+import { publishAuthFailed } from '../security/access.js';
 import { defineOperation, type Operation } from '../core/operation.js';
 import { API_VERSION } from '../runtime/versions.js';
 import { permissionsOf, rbacMatrix } from '../security/rbac.js';
@@ -32,11 +35,11 @@ export const authOperations: Operation[] = [
     summary: 'The calling principal',
     method: 'GET',
     path: '/v1/auth/session',
-    access: { kind: 'principal' },
+    // Who am I: meaningless without a principal, so anonymous is 401 whatever the read policy.
+    access: { kind: 'sensitive-read' },
     cli: ['auth', 'session'],
     handler: (_input, ctx) => {
-      const p = ctx.principal;
-      if (!p) throw unauthorized();
+      const p = requirePrincipal(ctx);
       return { version: API_VERSION, key_id: p.key_id, role: p.role, tenant_id: p.tenant_id, auth_kind: p.auth_kind, user_id: p.user_id };
     },
   }),
@@ -64,11 +67,10 @@ export const authOperations: Operation[] = [
     summary: 'The calling principal and the actions its role grants',
     method: 'GET',
     path: '/v1/rbac/me',
-    access: { kind: 'principal' },
+    access: { kind: 'sensitive-read' },
     cli: ['rbac', 'me'],
     handler: (_input, ctx) => {
-      const p = ctx.principal;
-      if (!p) throw unauthorized();
+      const p = requirePrincipal(ctx);
       return {
         version: API_VERSION,
         key_id: p.key_id,
@@ -92,3 +94,10 @@ export const authOperations: Operation[] = [
     handler: () => ({ version: API_VERSION, matrix: rbacMatrix() }),
   }),
 ];
+
+/** The caller of a who-am-I route; anonymous is 401 with its AuthFailed event, as `enforceAccess` does. */
+function requirePrincipal(ctx: OperationContext): Principal {
+  if (ctx.principal) return ctx.principal;
+  publishAuthFailed(ctx.services.bus, 'missing_or_invalid_token', null, { operation: 'whoami' });
+  throw unauthorized();
+}

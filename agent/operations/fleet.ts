@@ -143,7 +143,7 @@ export const fleetOperations: Operation[] = [
     summary: 'Robots of the fleet with their devices and health',
     method: 'GET',
     path: '/v1/robots',
-    access: { kind: 'read' },
+    access: { kind: 'sensitive-read' },
     rpc: { name: 'ListRobots', request: 'Empty' },
     cli: ['robots'],
     handler: (_i, ctx) => ({ version: API_VERSION, robots: robotsView(ctx.services) }),
@@ -154,7 +154,7 @@ export const fleetOperations: Operation[] = [
     summary: 'Fleets known to this agent',
     method: 'GET',
     path: '/v1/fleets',
-    access: { kind: 'read' },
+    access: { kind: 'sensitive-read' },
     rpc: { name: 'ListFleets', request: 'Empty' },
     cli: ['fleets'],
     handler: (_i, ctx) => {
@@ -182,7 +182,7 @@ export const fleetOperations: Operation[] = [
     summary: 'Where the robots are and how they are doing',
     method: 'GET',
     path: '/v1/fleet/map',
-    access: { kind: 'read' },
+    access: { kind: 'sensitive-read' },
     cli: ['fleet', 'map'],
     handler: (_i, ctx) => {
       const s = ctx.services;
@@ -201,7 +201,7 @@ export const fleetOperations: Operation[] = [
     summary: 'Trust score of the project packages: pinned versions, known providers, use by devices',
     method: 'GET',
     path: '/v1/trust/package',
-    access: { kind: 'read' },
+    access: { kind: 'sensitive-read' },
     rpc: { name: 'GetTrustPackage', request: 'TrustPackageRequest' },
     cli: ['trust', 'package'],
     query: z.lazy(() => z.object({ package_name: z.string().max(200).optional() })),

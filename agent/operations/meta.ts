@@ -171,7 +171,7 @@ export const metaOperations: Operation[] = [
     summary: 'Device pool, fleet and alert counters',
     method: 'GET',
     path: '/v1/dashboard',
-    access: { kind: 'read' },
+    access: { kind: 'sensitive-read' },
     rpc: { name: 'GetDashboard', request: 'Empty' },
     cli: ['dashboard'],
     handler: (_input, ctx) => ({

@@ -20,6 +20,11 @@ export interface ProgramOperationSpec {
   /** `svc` words; the CLI takes the file as the positional argument after them. */
   cli: string[];
   input: 'body' | 'query';
+  /**
+   * A sensitive read (needs a principal under SVC_API_REQUIRE_AUTH_READS): program source and trust
+   * show the robot's own code. The analyses are open reads (docs/security.md §6).
+   */
+  sensitive?: true;
   run(programs: ProgramService, input: ProgramRequest & ProgramQuery): unknown;
 }
 
@@ -132,6 +137,7 @@ export const PROGRAM_OPERATION_SPECS: readonly ProgramOperationSpec[] = [
     summary: 'Composite trust of a program: six weighted categories, tier and tamper status (§19)',
     method: 'GET',
     path: '/v1/trust/program',
+    sensitive: true,
     rpc: { name: 'GetTrustProgram', request: 'QueryRequest' },
     jsonRpc: true,
     cli: ['trust'],
@@ -143,6 +149,7 @@ export const PROGRAM_OPERATION_SPECS: readonly ProgramOperationSpec[] = [
     summary: 'Raw source text of a program (§20)',
     method: 'GET',
     path: '/v1/programs/source',
+    sensitive: true,
     rpc: { name: 'GetProgramSource', request: 'QueryRequest' },
     cli: ['program', 'source'],
     input: query,
@@ -203,7 +210,7 @@ export const programOperations: Operation[] = PROGRAM_OPERATION_SPECS.map((spec)
     ...(spec.description ? { description: spec.description } : {}),
     method: spec.method,
     path: spec.path,
-    access: { kind: 'read' },
+    access: spec.sensitive ? { kind: 'sensitive-read' } : { kind: 'read' },
     ...(spec.rpc ? { rpc: spec.rpc } : {}),
     ...(spec.jsonRpc ? { jsonRpc: true } : {}),
     cli: spec.cli,
@@ -211,7 +218,7 @@ export const programOperations: Operation[] = PROGRAM_OPERATION_SPECS.map((spec)
     handler({ body: b, query: q }, ctx) {
       const input = (spec.input === 'body' ? b : q) as ProgramRequest & ProgramQuery;
       const recording = isRecording(spec, input);
-      if (recording && ctx.transport !== 'cli') enforceAccess({ kind: 'action', action: 'Operate' }, ctx.principal, spec.path, ctx.services);
+      if (recording && ctx.transport !== 'cli') enforceAccess({ kind: 'action', action: 'Operate' }, ctx.principal, ctx.services);
       const result = spec.run(ctx.services.programs, input);
       // The one read-like operation that writes: the transports do not audit it (its access rule is
       // `read`, so it is not `isMutation`), so it records itself, once, in the form of its transport

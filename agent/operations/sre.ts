@@ -17,7 +17,7 @@ export const sreOperations: Operation[] = [
     summary: 'Incidents, oldest first',
     method: 'GET',
     path: '/v1/sre/incidents',
-    access: { kind: 'read' },
+    access: { kind: 'sensitive-read' },
     rpc: { name: 'ListSreIncidents', request: 'Empty' },
     cli: ['incidents', 'list'],
     handler: (_i, ctx) => ({ version: API_VERSION, incidents: ctx.services.incidents.list() }),

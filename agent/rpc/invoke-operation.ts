@@ -1,7 +1,7 @@
 import { idFields, pathParamSources, REQUEST_MESSAGE_FIELDS } from '../api/rpc-contract.js';
 import { badRequest, payloadTooLarge } from '../core/errors.js';
 import { parseJsonObject } from '../core/json-body.js';
-import { isMutation, type Operation } from '../core/operation.js';
+import { accessOf, isMutation, type Operation } from '../core/operation.js';
 import { parseInput } from '../core/validate.js';
 import type { Services } from '../runtime/services.js';
 import { enforceAccess } from '../security/access.js';
@@ -84,7 +84,7 @@ function bodyFromFields(op: Operation, fields: RpcFields, params: Record<string,
  */
 export function checkRpcAccess(call: Pick<RpcCall, 'op' | 'fields' | 'principal'>, services: Services): void {
   const params = paramsFromFields(call.op, call.fields);
-  enforceAccess(call.op.access, call.principal, concretePath(call.op.path, params), services, { operation: call.op.id, rpc: call.op.rpc!.name });
+  enforceAccess(accessOf(call.op), call.principal, services, { operation: call.op.id, rpc: call.op.rpc!.name });
 }
 
 /** Runs the operation and returns its JSON body (the same value REST serialises). */
@@ -92,7 +92,7 @@ export async function invokeRpcOperation(call: RpcCall, services: Services): Pro
   const { op, fields, principal } = call;
   // Access first (an unauthenticated malformed call is refused as unauthenticated, as on REST).
   const params = paramsFromFields(op, fields);
-  enforceAccess(op.access, principal, concretePath(op.path, params), services, { operation: op.id, rpc: op.rpc!.name });
+  enforceAccess(accessOf(op), principal, services, { operation: op.id, rpc: op.rpc!.name });
   const rawBody = bodyFromFields(op, fields, params, services.settings.maxBodyBytes);
   const input = {
     body: parseInput(op.body, rawBody, 'body'),

@@ -15,14 +15,10 @@ export function publishAuthFailed(bus: EventBus, reason: AuthFailureReason, prin
   bus.publish(platformEvent('AuthFailed', 'svc-security', { reason, principal: who, ...detail }, `principal/${who}`));
 }
 
-/**
- * The one access check every transport runs before an operation's handler (D1, D2, D5, D6).
- * `readPath` is the path whose read policy applies (the REST parity route for gRPC and JSON-RPC).
- */
+/** The one access check every transport runs before an operation's handler (D1, D2, D5, D6). */
 export function enforceAccess(
   access: Access,
   principal: Principal | null,
-  readPath: string,
   deps: { settings: Settings; bus: EventBus },
   detail: Record<string, unknown> = {},
 ): void {
@@ -34,10 +30,8 @@ export function enforceAccess(
     case 'public':
       return;
     case 'read':
-      if (!principal && readNeedsPrincipal(readPath, deps.settings)) deny('read_auth_required', unauthorized());
-      return;
-    case 'principal':
-      if (!principal) deny('missing_or_invalid_token', unauthorized());
+    case 'sensitive-read':
+      if (!principal && readNeedsPrincipal(access, deps.settings)) deny('read_auth_required', unauthorized());
       return;
     case 'action':
       if (!principal) deny('missing_or_invalid_token', unauthorized());

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../../agent/transports/http/http-app.js';
 import { mountTelemetryStream } from '../../agent/transports/ws/telemetry-stream.js';
 import { OPERATIONS } from '../../agent/operations/index.js';
-import { cliWords, pathParams } from '../../agent/core/operation.js';
+import { accessOf, cliWords, pathParams } from '../../agent/core/operation.js';
 import { startAgent, type RunningAgent } from '../helpers/agent-harness.js';
 
 let running: RunningAgent | null = null;
@@ -46,7 +46,7 @@ describe('OpenAPI document (D12)', () => {
       expect(entry.responses['401'].content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
       if (op.body) expect(entry.requestBody.content['application/json'].schema.type).toBe('object');
       for (const p of pathParams(op.path)) expect(entry.parameters).toContainEqual(expect.objectContaining({ name: p, in: 'path', required: true }));
-      if (op.access.kind === 'public') expect(entry.security).toEqual([]);
+      if (accessOf(op).kind === 'public') expect(entry.security).toEqual([]);
       else expect(JSON.stringify(entry.security)).toContain('bearerAuth');
     }
     expect(body.paths['/v1/alerts/test'].post.requestBody.content['application/json'].schema.properties.message.type).toBe('string');

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Status } from 'nice-grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pathParams, type Operation } from '../../agent/core/operation.js';
+import { accessOf, pathParams, type Operation } from '../../agent/core/operation.js';
 import { OPERATIONS } from '../../agent/operations/index.js';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import { bearer, callUnary, connectGrpc, type GrpcTestClient } from '../helpers/grpc-client.js';
@@ -287,7 +287,7 @@ describe('refusal parity: the same missing credential or role is the same refusa
     await strict.close();
   });
 
-  const guarded = RPC_OPS.filter((o) => o.access.kind !== 'public');
+  const guarded = RPC_OPS.filter((o) => accessOf(o).kind !== 'public');
 
   it('no credential: 401 ↔ UNAUTHENTICATED ↔ 401, for every non-public RPC (reads under the all-reads policy)', async () => {
     expect(guarded.length).toBeGreaterThan(25);
@@ -307,7 +307,7 @@ describe('refusal parity: the same missing credential or role is the same refusa
   });
 
   it('a role without the action: 403 ↔ PERMISSION_DENIED ↔ 403 with the same message', async () => {
-    const roleGated = guarded.filter((o) => o.access.kind === 'action' || o.access.kind === 'admin');
+    const roleGated = guarded.filter((o) => ['action', 'admin'].includes(accessOf(o).kind));
     expect(roleGated.length).toBeGreaterThan(15);
     for (const op of roleGated) {
       const fields = FIXTURES[op.rpc!.name]?.fields ?? defaultFields(op);

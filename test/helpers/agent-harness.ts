@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Operation } from '../../agent/core/operation.js';
 import { Agent, type AgentOptions } from '../../agent/runtime/agent.js';
 
 export interface RunningAgent {
@@ -21,10 +22,13 @@ export function tempDir(prefix = 'svc-test-'): string {
  * Starts a real agent on an ephemeral loopback port with its own state directory.
  * `env` is the complete environment the agent sees (nothing leaks in from the test process).
  */
-export async function startAgent(options: { env?: Record<string, string>; stateDir?: string } & Omit<AgentOptions, 'env' | 'bind'> = {}): Promise<RunningAgent> {
+export async function startAgent(
+  options: { env?: Record<string, string>; stateDir?: string; operations?: readonly Operation[] } & Omit<AgentOptions, 'env' | 'bind'> = {},
+): Promise<RunningAgent> {
   const stateDir = options.stateDir ?? tempDir('svc-state-');
   const env = { SVC_CONTROL_CENTER_STATE_DIR: stateDir, ...(options.env ?? {}) };
-  const agent = await Agent.create({ ...options, env, bind: '127.0.0.1:0', log: () => undefined });
+  const { operations, ...agentOptions } = options;
+  const agent = await Agent.create({ ...agentOptions, env, bind: '127.0.0.1:0', log: () => undefined }, ...(operations ? [operations] : []));
   const bind = await agent.listen();
   const baseUrl = `http://${bind}`;
   const doFetch = (pathname: string, init?: RequestInit) => fetch(`${baseUrl}${pathname}`, init);

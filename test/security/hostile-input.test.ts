@@ -6,7 +6,7 @@ import path from 'node:path';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed, vi } from 'vitest';
 import WebSocket from 'ws';
-import type { Access } from '../../agent/core/operation.js';
+import { accessOf, type Access } from '../../agent/core/operation.js';
 import { OPERATIONS } from '../../agent/operations/index.js';
 import { resolveInsideProject } from '../../agent/project/project-paths.js';
 import { roleAllows, type Role } from '../../agent/security/rbac.js';
@@ -455,14 +455,13 @@ function serverPaths(url: string): string[] {
 
 const opPatterns = OPERATIONS.map((op) => ({ op, re: new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
 
-function accessGranted(access: Access, role: Role | null, p: string, readPolicy: { requireAuthReads: boolean; requireAuthAllReads: boolean }): boolean {
+function accessGranted(access: Access, role: Role | null, readPolicy: { requireAuthReads: boolean; requireAuthAllReads: boolean }): boolean {
   switch (access.kind) {
     case 'public':
       return true;
     case 'read':
-      return role !== null || !readNeedsPrincipal(p, readPolicy);
-    case 'principal':
-      return role !== null;
+    case 'sensitive-read':
+      return role !== null || !readNeedsPrincipal(access, readPolicy);
     case 'action':
       return role !== null && roleAllows(role, access.action);
     case 'admin':
@@ -479,7 +478,7 @@ function success2xxAllowed(r: FuzzRequest, paths: string[], readPolicy: { requir
     if (method === 'GET' && p === '/admin/oauth/oidc/callback') return true;
     if (r.foreign) continue;
     for (const { op, re } of opPatterns) {
-      if (op.method === method && re.test(p) && accessGranted(op.access, r.role, p, readPolicy)) return true;
+      if (op.method === method && re.test(p) && accessGranted(accessOf(op), r.role, readPolicy)) return true;
     }
   }
   return false;
@@ -1190,7 +1189,9 @@ describe('no secret or token in logs, traces, telemetry, alerts, audit or state 
       expect((await openStream(`${wsUrl}?access_token=${created['foreign']!.token}`)).status).toBe(403);
       expect((await openStream(`${wsUrl}?access_token=${jwtSecret}`)).status).toBe(401);
       const plainGet = await call(`${STREAM}?access_token=${envKey}`);
-      expect(plainGet.status).toBe(404); // a plain GET of the stream path is no route; the query token is never a credential
+      // A plain GET of the stream path names no operation, so under the read policy it is a sensitive
+      // read and the caller is anonymous: the query token is never a credential outside the upgrade.
+      expect(plainGet.status).toBe(401);
 
       // Let the telemetry history batch reach the disk, then stop gracefully (flushes every store).
       await new Promise((r) => setTimeout(r, 400));

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Access, Operation } from '../../agent/core/operation.js';
+import { accessOf, type Access, type Operation } from '../../agent/core/operation.js';
 import { ApiError } from '../../agent/core/errors.js';
 import { OPERATIONS } from '../../agent/operations/index.js';
 import { ACTIONS, canGrant, permissionsOf, ROLES, roleAllows, type Role } from '../../agent/security/rbac.js';
@@ -210,7 +210,7 @@ describe('escalation over HTTP through every marked operation', () => {
     const ordered = [...marked].sort((x, y) => (x.id === 'putAdminOidc' ? -1 : y.id === 'putAdminOidc' ? 1 : 0));
     let n = 0;
     for (const op of ordered) {
-      const lowest = lowestCaller(op.access)!;
+      const lowest = lowestCaller(accessOf(op))!;
       const callers = ROLES.filter((r) => r !== 'guest' && !canGrant(r, 'administrator'));
       // The lowest caller, and every other role below administrator.
       for (const role of new Set<Role>([...(canGrant(lowest, 'administrator') ? [] : [lowest]), ...callers])) {

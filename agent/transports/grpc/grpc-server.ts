@@ -2,7 +2,7 @@ import { createServer, type CallContext, type Server } from 'nice-grpc';
 import { ServerReflection, ServerReflectionService } from 'nice-grpc-server-reflection';
 import { correlationIdOf } from '../../api/correlation-id.js';
 import { buildRpcContract, RPC_METHOD_PREFIX, SERVICE_FULL_NAME, type ProtoRpc } from '../../api/rpc-contract.js';
-import type { Operation } from '../../core/operation.js';
+import { accessOf, type Operation } from '../../core/operation.js';
 import { checkRpcAccess, invokeRpcOperation } from '../../rpc/invoke-operation.js';
 import { formatBindAddress, parseBindAddress } from '../../runtime/bind-address.js';
 import type { Services } from '../../runtime/services.js';
@@ -130,7 +130,7 @@ function unaryHandler(op: Operation, services: Services, log: (line: string) => 
       const principal = await guardCall(context.metadata, services);
       const fields = request as Record<string, string>;
       // Read policy before the rate limit (§13.3 steps 5, 6); roles are checked with the handler.
-      if (op.access.kind === 'read') checkRpcAccess({ op, fields, principal }, services);
+      if (['read', 'sensitive-read'].includes(accessOf(op).kind)) checkRpcAccess({ op, fields, principal }, services);
       takeRateLimit(principal, services);
       const result = await invokeRpcOperation({ op, fields, principal, correlationId, transport: 'grpc', method }, services);
       return { json: JSON.stringify(result ?? {}) };

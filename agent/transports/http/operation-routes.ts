@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { isMutation, type Operation } from '../../core/operation.js';
+import { accessOf, isMutation, type Operation } from '../../core/operation.js';
 import { parseInput } from '../../core/validate.js';
 import { enforceAccess } from '../../security/access.js';
 import { commitState } from '../../state/commit.js';
@@ -18,7 +18,7 @@ export function mountOperations(app: Hono<HttpEnv>, services: Services, operatio
   for (const op of operations) {
     app.on(op.method, honoPath(op.path), async (c) => {
       const principal = c.get('principal');
-      enforceAccess(op.access, principal, op.path.includes('{') ? c.req.path : op.path, services, { operation: op.id });
+      enforceAccess(accessOf(op), principal, services, { operation: op.id });
       const body = op.method === 'GET' ? {} : parseJsonObject(await readBodyText(c.req.raw, services.settings.maxBodyBytes));
       const input = {
         body: parseInput(op.body, body, 'body'),

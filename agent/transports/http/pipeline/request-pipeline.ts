@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, notFound, rateLimited, unauthorized } from '../../../core/errors.js';
-import type { Operation } from '../../../core/operation.js';
+import { accessOf, type Access, type Operation } from '../../../core/operation.js';
+import { operationMatcher } from '../operation-matcher.js';
 import { checkApiVersion } from '../../../api/api-version.js';
 import { TELEMETRY_STREAM_PATH } from '../../../api/stream-paths.js';
 import { publishAuthFailed } from '../../../security/access.js';
@@ -31,6 +32,12 @@ export function requestPipeline(services: Services, operations: readonly Operati
   const healthOp = byId.get('getHealth')!;
   const openApiOp = byId.get('getOpenApi')!;
   let openApiBody: string | null = null;
+  const readPolicyOn = services.settings.requireAuthReads || services.settings.requireAuthAllReads;
+  const matchOperation = operationMatcher(operations);
+  const readAccessOf = (method: string, path: string): Access => {
+    const op = matchOperation(method, path);
+    return op ? accessOf(op) : { kind: 'sensitive-read' };
+  };
 
   return async (c, next) => {
     const req = c.req.raw;
@@ -103,8 +110,10 @@ export function requestPipeline(services: Services, operations: readonly Operati
       const auth = await authenticate(req.headers.get('authorization'), services);
       c.set('principal', auth.principal);
       if (auth.error) return errorResponse(auth.error, headers);
-      // 10. Read-auth policy for plain reads (read-like POSTs are checked with their operation).
-      if ((req.method === 'GET' || req.method === 'HEAD') && !auth.principal && readNeedsPrincipal(path, services.settings)) {
+      // 10. Read-auth policy for plain reads, by the operation's own access rule; a path that names no
+      // operation is treated as a sensitive read (closed by default). Read-like POSTs are checked
+      // with their operation.
+      if ((req.method === 'GET' || req.method === 'HEAD') && !auth.principal && readPolicyOn && readNeedsPrincipal(readAccessOf(req.method, path), services.settings)) {
         publishAuthFailed(services.bus, 'read_auth_required', null, { path });
         return errorResponse(unauthorized(), headers);
       }
