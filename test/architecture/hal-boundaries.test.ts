@@ -84,6 +84,15 @@ describe('HAL import boundaries', () => {
     if (halToBridge.length > 0) expect(bridgeToHal).toEqual([]);
   });
 
+  it('hal/ is the lowest layer: it imports nothing from firmware-bridge/ or sim/ (emulators live in sim/)', () => {
+    const bad = halFiles.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => topFolder(i) === 'firmware-bridge' || topFolder(i) === 'sim')
+        .map((i) => `${f} -> ${i}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
   it('agent/ imports the HAL only through hal/index.js', () => {
     const bad = agentFiles.flatMap((f) =>
       importsOf(f)
