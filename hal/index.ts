@@ -7,6 +7,7 @@
 export * from './core/backoff.js';
 export * from './core/bounded-queue.js';
 export * from './core/link.js';
+export * from './core/reconnecting-link.js';
 
 export * from './serial/serial-link.js';
 export * from './serial/discover-serial.js';
