@@ -17,7 +17,8 @@ import { TypedEmitter, emptyLinkStats, type LinkEvents, type LinkState, type Lin
  *     lockstep), reset on every successful open;
  *   - `reconnect: false` gives up instead: the link goes to `closed` and discards what it queued;
  *   - `close()` cancels the pending reconnect, discards queued output, releases `drain()` waiters,
- *     closes the medium and ends in `closed`. A closed link may be started again.
+ *     closes the medium and ends in `closed`. `startLink()` may start a closed link again (serial and
+ *     SocketCAN `open()` do; `MqttLink.start()` starts only an idle link).
  *
  * A transport supplies only its medium: `connect(gen)` (open it; call `markOpen()` when it is up, or
  * `scheduleReconnect(gen)` after a failure), `closeMedium()` and `discardQueued()`; writing stays with
