@@ -16,6 +16,8 @@
  * device's `next_offset`. See docs/firmware-bridge.md §7 for the rules.
  */
 import { createHash } from 'node:crypto';
+// The one HAL module the protocol uses: a typed EventEmitter (no I/O). The HAL never imports the
+// firmware bridge (test/architecture/hal-boundaries.test.ts).
 import { TypedEmitter } from '../hal/core/link.js';
 import { crc32 } from './crc.js';
 import {

@@ -53,7 +53,7 @@ export async function simDeviceCommand(options: Map<string, string | true>): Pro
   if (transports.length !== 1) throw new UsageError('sim-device needs exactly one of --serial PATH, --slcan PATH, --mqtt URL');
   const transport = transports[0]!;
   const target = str(transport)!;
-  const { runEmulator } = await import('../../hal/sim/run-emulator.js');
+  const { runEmulator } = await import('../../sim/index.js');
   const stop = await runEmulator(transport as 'serial' | 'slcan' | 'mqtt', target, sim, {
     node: str('node') ? Number(str('node')) : undefined,
     baudRate: str('baud') ? Number(str('baud')) : undefined,

@@ -6,10 +6,15 @@
  * optionally `Z0/Z1\r` (timestamps), then `O\r` (or `L\r` for listen-only). Each command waits for
  * the adapter's `\r`; a BELL or no answer within `commandTimeoutMs` restarts the serial link with
  * backoff. Frames sent while the channel is not open wait in a bounded queue.
+ *
+ * The link rides on a serial link: reconnecting (backoff, `reconnect`) is the serial link's
+ * (`ReconnectingLink`); this link shares only the state machine and error reporting (`StatefulLink`,
+ * hal/README.md), mirroring the serial link's state and adding the open sequence.
  */
-import { Backoff } from '../core/backoff.js';
+import type { Backoff } from '../core/backoff.js';
 import { BoundedQueue } from '../core/bounded-queue.js';
-import { TypedEmitter, waitForOpen, type LinkState, type LinkStats } from '../core/link.js';
+import { waitForOpen, type LinkState, type LinkStats } from '../core/link.js';
+import { StatefulLink } from '../core/reconnecting-link.js';
 import { SerialLink } from '../serial/serial-link.js';
 import { assertCanFrame, type CanFrame } from './can-frame.js';
 import {
@@ -75,19 +80,18 @@ export class SlcanError extends Error {
   override name = 'SlcanError';
 }
 
-export class SlcanLink extends TypedEmitter<SlcanLinkEvents> {
+export class SlcanLink extends StatefulLink<SlcanLinkEvents> {
   readonly serial: SerialLink;
   private readonly ownSerial: boolean;
   private readonly bitrateCmd: string;
   private readonly opts: SlcanLinkOptions;
   private readonly parser = new SlcanParser();
   private readonly queue: BoundedQueue<CanFrame>;
-  private st: LinkState = 'idle';
   private pending: Pending | null = null;
   private commandChain: Promise<unknown> = Promise.resolve();
   private sequenceGen = 0;
   private pollTimer: NodeJS.Timeout | null = null;
-  private counters = { frames_in: 0, frames_out: 0, tx_acks: 0, tx_errors: 0, open_sequences: 0, last_error: null as string | null };
+  private readonly adapter = { tx_acks: 0, tx_errors: 0, open_sequences: 0 };
   private readonly onSerialState = (to: LinkState): void => this.handleSerialState(to);
   private readonly onSerialData = (chunk: Buffer): void => this.handleData(chunk);
   private readonly onSerialOpen = (): void => void this.runOpenSequence();
@@ -116,16 +120,12 @@ export class SlcanLink extends TypedEmitter<SlcanLinkEvents> {
     this.serial.on('error', this.onSerialError);
   }
 
-  get state(): LinkState {
-    return this.st;
-  }
-
   /** Start the link; resolves once the adapter's channel is open (C, S, O acknowledged). */
   open(options: { timeoutMs?: number } = {}): Promise<void> {
-    if (this.st === 'closed') return Promise.reject(new SlcanError(`SLCAN link ${this.serial.path} is closed`));
+    if (this.state === 'closed') return Promise.reject(new SlcanError(`SLCAN link ${this.serial.path} is closed`));
     const opened = this.waitOpen(options.timeoutMs);
     if (this.serial.state === 'open') {
-      if (this.st === 'idle') void this.runOpenSequence();
+      if (this.state === 'idle') void this.runOpenSequence();
     } else {
       void this.serial.open().catch(() => undefined);
     }
@@ -136,7 +136,7 @@ export class SlcanLink extends TypedEmitter<SlcanLinkEvents> {
     const why = () => (this.counters.last_error ? `: ${this.counters.last_error}` : '');
     return waitForOpen(
       this,
-      this.st,
+      this.state,
       timeoutMs,
       () => new SlcanError(`SLCAN link ${this.serial.path} closed before it opened`),
       () => new SlcanError(`SLCAN adapter on ${this.serial.path} did not open within ${timeoutMs} ms${why()}`),
@@ -150,8 +150,8 @@ export class SlcanLink extends TypedEmitter<SlcanLinkEvents> {
   send(frame: CanFrame): boolean {
     assertCanFrame(frame);
     if (frame.error) throw new SlcanError('error frames cannot be transmitted');
-    if (this.st === 'closed') throw new SlcanError(`SLCAN link ${this.serial.path} is closed`);
-    if (this.st === 'open' && this.queue.length === 0) {
+    if (this.state === 'closed') throw new SlcanError(`SLCAN link ${this.serial.path} is closed`);
+    if (this.state === 'open' && this.queue.length === 0) {
       return this.transmit(frame);
     }
     const before = this.queue.dropped;
@@ -195,31 +195,19 @@ export class SlcanLink extends TypedEmitter<SlcanLinkEvents> {
     const s = this.serial.stats();
     return {
       ...s,
-      state: this.st,
+      state: this.state,
       frames_in: this.counters.frames_in,
       frames_out: this.counters.frames_out,
       dropped_out: s.dropped_out + this.queue.dropped,
       malformed_in: this.parser.malformed,
       last_error: this.counters.last_error ?? s.last_error,
-      tx_acks: this.counters.tx_acks,
-      tx_errors: this.counters.tx_errors,
-      open_sequences: this.counters.open_sequences,
+      tx_acks: this.adapter.tx_acks,
+      tx_errors: this.adapter.tx_errors,
+      open_sequences: this.adapter.open_sequences,
     };
   }
 
   // ---- internals -----------------------------------------------------------------------------------
-
-  private setState(to: LinkState): void {
-    const from = this.st;
-    if (from === to) return;
-    this.st = to;
-    this.emit('state', to, from);
-  }
-
-  private noteError(err: Error): void {
-    this.counters.last_error = err.message;
-    this.emit('error', err);
-  }
 
   private handleSerialState(to: LinkState): void {
     if (to === 'open') return; // the 'open' event runs the sequence
@@ -253,10 +241,10 @@ export class SlcanLink extends TypedEmitter<SlcanLinkEvents> {
       this.serial.restart(msg);
       return;
     }
-    this.counters.open_sequences++;
+    this.adapter.open_sequences++;
     this.setState('open');
     this.startPolling();
-    while (this.st === 'open' && this.queue.length > 0) this.transmit(this.queue.shift()!);
+    while (this.state === 'open' && this.queue.length > 0) this.transmit(this.queue.shift()!);
   }
 
   private transmit(frame: CanFrame): boolean {
@@ -302,7 +290,7 @@ export class SlcanLink extends TypedEmitter<SlcanLinkEvents> {
           break;
         }
         case 'tx-ack':
-          this.counters.tx_acks++;
+          this.adapter.tx_acks++;
           break;
         case 'error': {
           const p = this.pending;
@@ -312,7 +300,7 @@ export class SlcanLink extends TypedEmitter<SlcanLinkEvents> {
             if (p.bellOk) p.resolve(msg);
             else p.reject(new SlcanError(`adapter answered ${p.command} with BELL (error)`));
           } else {
-            this.counters.tx_errors++;
+            this.adapter.tx_errors++;
             this.noteError(new SlcanError(`adapter on ${this.serial.path} reported an error (BELL), e.g. a refused frame`));
           }
           break;
@@ -335,7 +323,7 @@ export class SlcanLink extends TypedEmitter<SlcanLinkEvents> {
     if (every <= 0) return;
     this.stopPolling();
     this.pollTimer = setInterval(() => {
-      if (this.st !== 'open') return;
+      if (this.state !== 'open') return;
       this.status().catch((err: Error) => this.noteError(err));
     }, every);
     this.pollTimer.unref?.();

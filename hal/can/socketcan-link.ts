@@ -17,9 +17,10 @@
  */
 import { readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Backoff } from '../core/backoff.js';
+import type { Backoff } from '../core/backoff.js';
 import { BoundedQueue } from '../core/bounded-queue.js';
-import { TypedEmitter, emptyLinkStats, waitForOpen, type LinkState, type LinkStats } from '../core/link.js';
+import { waitForOpen, type LinkState, type LinkStats } from '../core/link.js';
+import { ReconnectingLink, backoffFrom } from '../core/reconnecting-link.js';
 import { CAN_ERR_MASK, assertCanFrame, describeCanError, frameDlc, type CanErrorInfo, type CanFrame } from './can-frame.js';
 
 /** The parts of the `socketcan` addon this link uses. */
@@ -134,6 +135,8 @@ export interface SocketCanLinkOptions {
   /** How often the interface state is checked (sysfs). Default 500 ms. */
   watchMs?: number;
   backoff?: Backoff | { baseMs?: number; maxMs?: number };
+  /** Recreate the socket after the interface went away. Default true; false: the link closes instead. */
+  reconnect?: boolean;
   /** Inject the addon (tests, alternative builds). Default: `require('socketcan')`, loaded lazily. */
   addon?: SocketCanAddon;
   /** Where interfaces are looked up. Default /sys/class/net. */
@@ -156,19 +159,14 @@ export type SocketCanLinkEvents = {
   canError: [CanErrorInfo, CanFrame];
 };
 
-export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
+/** The state machine, backoff, `reconnect: false` and close are `ReconnectingLink`'s (hal/README.md). */
+export class SocketCanLink extends ReconnectingLink<SocketCanLinkEvents> {
   readonly iface: string;
   private readonly opts: SocketCanLinkOptions;
-  private readonly backoff: Backoff;
   private readonly queue: BoundedQueue<CanFrame>;
   private readonly burst: number;
   private readonly rateHz: number;
-  private st: LinkState = 'idle';
-  private running = false;
   private channel: SocketCanRawChannel | null = null;
-  private generation = 0;
-  private everOpened = false;
-  private reconnectTimer: NodeJS.Timeout | null = null;
   private watchTimer: NodeJS.Timeout | null = null;
   private pumpTimer: NodeJS.Timeout | null = null;
   private pumpImmediate: NodeJS.Immediate | null = null;
@@ -176,27 +174,19 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
   private retryDelay: number;
   private tokens: number;
   private lastRefill = 0;
-  private readonly counters = emptyLinkStats();
   private errorFrames = 0;
   private txRetries = 0;
-  private drainWaiters: Array<() => void> = [];
 
   constructor(options: SocketCanLinkOptions) {
-    super();
     if (!options.interface) throw new TypeError('SocketCanLink needs an interface name');
+    super({ backoff: backoffFrom(options.backoff), ...(options.reconnect !== undefined ? { reconnect: options.reconnect } : {}) });
     this.opts = options;
     this.iface = options.interface;
-    const b = options.backoff;
-    this.backoff = b instanceof Backoff ? b : new Backoff(b?.baseMs ?? 200, b?.maxMs ?? 5000);
     this.queue = new BoundedQueue<CanFrame>(options.queueCapacity ?? 4096);
     this.burst = Math.max(1, Math.floor(options.burst ?? 32));
     this.rateHz = Math.max(0, options.rateHz ?? 0);
     this.retryDelay = options.retryDelayMs ?? 2;
     this.tokens = this.burst;
-  }
-
-  get state(): LinkState {
-    return this.st;
   }
 
   /**
@@ -205,21 +195,18 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
    * last problem (missing/down interface) while the link keeps retrying in the background.
    */
   open(options: { timeoutMs?: number } = {}): Promise<void> {
-    if (!this.running) {
-      this.running = true;
-      this.connect();
-    }
+    this.startLink();
     return this.waitOpen(options.timeoutMs);
   }
 
   waitOpen(timeoutMs?: number): Promise<void> {
-    if (this.st !== 'open' && !this.running) {
+    if (this.state !== 'open' && !this.running) {
       return Promise.reject(new SocketCanUnavailableError(this.counters.last_error ?? `SocketCAN link ${this.iface} is closed`));
     }
     const why = () => (this.counters.last_error ? `: ${this.counters.last_error}` : '');
     return waitForOpen(
       this,
-      this.st,
+      this.state,
       timeoutMs,
       () => new SocketCanUnavailableError(this.counters.last_error ?? `SocketCAN link ${this.iface} closed before it opened`),
       () => new Error(`SocketCAN interface ${this.iface} did not open within ${timeoutMs} ms${why()}`),
@@ -233,7 +220,7 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
   send(frame: CanFrame): boolean {
     assertCanFrame(frame);
     if (frame.error) throw new RangeError('error frames cannot be sent');
-    if (!this.running && this.st === 'closed') throw new SocketCanUnavailableError(`SocketCAN link ${this.iface} is closed`);
+    if (!this.running && this.state === 'closed') throw new SocketCanUnavailableError(`SocketCAN link ${this.iface} is closed`);
     const before = this.queue.dropped;
     this.queue.push(frame);
     this.schedulePump();
@@ -243,24 +230,14 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
   /** Resolve when every queued frame has been handed to the kernel (or the link was closed). */
   drain(): Promise<void> {
     if (this.queue.length === 0 && !this.retryFrame) return Promise.resolve();
-    return new Promise((resolve) => this.drainWaiters.push(resolve));
+    return this.waitDrained();
   }
 
-  async close(): Promise<void> {
-    this.running = false;
-    this.generation++;
-    this.clearTimers();
-    this.stopChannel();
-    this.queue.clear();
-    this.retryFrame = null;
-    this.releaseDrainWaiters();
-    this.setState('closed');
-  }
 
   stats(): SocketCanLinkStats {
     return {
       ...this.counters,
-      state: this.st,
+      state: this.state,
       dropped_out: this.counters.dropped_out + this.queue.dropped,
       error_frames: this.errorFrames,
       tx_retries: this.txRetries,
@@ -268,32 +245,26 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
     };
   }
 
-  // ---- connection ----------------------------------------------------------------------------------
+  // ---- the medium (ReconnectingLink): close() stops reconnecting, drops queued frames, stops the socket
 
-  private setState(to: LinkState): void {
-    const from = this.st;
-    if (from === to) return;
-    this.st = to;
-    this.counters.state = to;
-    this.emit('state', to, from);
+  protected discardQueued(): void {
+    this.queue.clear();
+    this.retryFrame = null;
   }
 
-  private noteError(err: Error): void {
-    this.counters.last_error = err.message;
-    this.emit('error', err);
+  protected closeMedium(): void {
+    this.clearTimers();
+    this.stopChannel();
   }
 
-  private connect(): void {
-    if (!this.running) return;
-    const gen = ++this.generation;
-    this.setState('connecting');
+  protected connect(gen: number): void {
     let addon: SocketCanAddon;
     try {
       addon = this.opts.addon ?? loadSocketCan();
     } catch (err) {
       // Nothing to retry: the addon will not appear by itself.
       this.noteError(err as Error);
-      this.running = false;
+      this.stopLink();
       this.clearTimers();
       this.setState('closed');
       return;
@@ -313,10 +284,10 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
       if (this.opts.filters?.length) channel.setRxFilters?.(this.opts.filters);
       if (this.opts.loopback === false) channel.disableLoopback?.();
       channel.addListener('onMessage', (msg: SocketCanMessage) => {
-        if (gen === this.generation) this.receive(msg);
+        if (gen === this.currentGeneration) this.receive(msg);
       });
       channel.addListener('onStopped', () => {
-        if (gen !== this.generation || !this.running) return;
+        if (!this.isCurrent(gen)) return;
         this.channel = null; // the addon already released it
         this.fail(new Error(`CAN interface ${this.iface} went away`), true);
       });
@@ -328,16 +299,13 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
       return;
     }
     this.channel = channel;
-    this.markOpen();
+    this.markUp();
     this.startWatch(gen);
   }
 
-  private markOpen(): void {
-    if (this.everOpened) this.counters.reconnects++;
-    this.everOpened = true;
-    this.backoff.reset();
+  private markUp(): void {
     this.retryDelay = this.opts.retryDelayMs ?? 2;
-    this.setState('open');
+    this.markOpen();
     this.schedulePump();
   }
 
@@ -345,15 +313,15 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
   private startWatch(gen: number): void {
     if (this.watchTimer) clearInterval(this.watchTimer);
     this.watchTimer = setInterval(() => {
-      if (gen !== this.generation || !this.running) return;
+      if (!this.isCurrent(gen)) return;
       const status = canInterfaceStatus(this.iface, this.opts.sysfs);
       if (status.ok) {
-        if (this.st === 'backoff' && this.channel) this.markOpen();
+        if (this.state === 'backoff' && this.channel) this.markUp();
         return;
       }
       if (!status.exists) {
         this.fail(new Error(status.reason), false);
-      } else if (this.st === 'open') {
+      } else if (this.state === 'open') {
         this.noteError(new Error(status.reason));
         this.setState('backoff');
       }
@@ -362,23 +330,13 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
   }
 
   private fail(err: Error, stopped: boolean): void {
-    const gen = ++this.generation;
+    const gen = this.bumpGeneration();
     if (!stopped) this.stopChannel();
     this.channel = null;
     if (this.watchTimer) clearInterval(this.watchTimer);
     this.watchTimer = null;
     this.noteError(err);
     this.scheduleReconnect(gen);
-  }
-
-  private scheduleReconnect(gen: number): void {
-    if (!this.running || gen !== this.generation) return;
-    this.setState('backoff');
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
-      if (gen === this.generation) this.connect();
-    }, this.backoff.next());
   }
 
   private stopChannel(): void {
@@ -392,12 +350,12 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
     }
   }
 
+  /** The watch and pump timers; the reconnect timer is the base's. */
   private clearTimers(): void {
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     if (this.watchTimer) clearInterval(this.watchTimer);
     if (this.pumpTimer) clearTimeout(this.pumpTimer);
     if (this.pumpImmediate) clearImmediate(this.pumpImmediate);
-    this.reconnectTimer = this.watchTimer = this.pumpTimer = null;
+    this.watchTimer = this.pumpTimer = null;
     this.pumpImmediate = null;
   }
 
@@ -455,7 +413,7 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
 
   private pumpTurn(): void {
     const ch = this.channel;
-    if (!ch || this.st !== 'open') return; // resumes from markOpen()
+    if (!ch || this.state !== 'open') return; // resumes from markOpen()
     this.refill();
     while (this.tokens >= 1) {
       const frame = this.retryFrame ?? this.queue.shift();
@@ -496,12 +454,6 @@ export class SocketCanLink extends TypedEmitter<SocketCanLinkEvents> {
     } else {
       this.releaseDrainWaiters();
     }
-  }
-
-  private releaseDrainWaiters(): void {
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const w of waiters) w();
   }
 }
 

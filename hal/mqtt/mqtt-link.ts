@@ -3,16 +3,18 @@ import tls from 'node:tls';
 import { MqttClient, type IClientOptions, type IConnackPacket, type IPublishPacket } from 'mqtt';
 import { Backoff } from '../core/backoff.js';
 import { BoundedQueue } from '../core/bounded-queue.js';
-import { TypedEmitter, emptyLinkStats, type LinkEvents, type LinkState, type LinkStats } from '../core/link.js';
+import type { LinkEvents, LinkState, LinkStats } from '../core/link.js';
+import { ReconnectingLink } from '../core/reconnecting-link.js';
 
 /**
  * One MQTT 3.1.1 connection with the properties the HAL needs from every link:
  *
- * - **Reconnect with jittered exponential backoff, owned here.** mqtt.js's own `reconnectPeriod` is a
- *   fixed `setInterval`: after a broker restart every device of a fleet retries in lockstep. So mqtt.js
- *   runs with `reconnectPeriod: 0` and each connection attempt is a fresh `MqttClient`; when its socket
- *   closes we wait `Backoff.next()` (full jitter) and try again. The backoff resets only on CONNACK, so
- *   a broker that accepts TCP but refuses CONNECT does not cause a tight loop.
+ * - **Reconnect with jittered exponential backoff, owned here** (the HAL's `ReconnectingLink`,
+ *   hal/README.md). mqtt.js's own `reconnectPeriod` is a fixed `setInterval`: after a broker restart
+ *   every device of a fleet retries in lockstep. So mqtt.js runs with `reconnectPeriod: 0` and each
+ *   connection attempt is a fresh `MqttClient`; when its socket closes we wait `Backoff.next()` (full
+ *   jitter) and try again. The backoff resets only on CONNACK, so a broker that accepts TCP but
+ *   refuses CONNECT does not cause a tight loop. `stats().reconnects` counts attempts after the first.
  * - **Nagle off.** The socket is created by our own stream builder with `noDelay` and `setNoDelay(true)`
  *   on every (re)connect: with Nagle on, request/response over a broker runs ~11 round trips/s.
  * - **Bounded outbound buffer.** While the link is not open (or the socket's write buffer is above
@@ -58,6 +60,8 @@ export interface MqttLinkOptions {
   will?: MqttWill;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** Reconnect after the connection is lost (default true); false: the link closes instead. */
+  reconnect?: boolean;
   /** Outbound messages held while offline (default 1000); the oldest is dropped and counted beyond it. */
   queueCapacity?: number;
   /** Socket write backlog above which publishes are queued instead of written (default 1 MiB). */
@@ -136,11 +140,10 @@ interface Ticket {
   msg: OutboundMessage;
 }
 
-export class MqttLink extends TypedEmitter<MqttLinkEvents> {
+export class MqttLink extends ReconnectingLink<MqttLinkEvents> {
   readonly clientId: string;
   private readonly endpoint: Endpoint;
   private readonly opts: MqttLinkOptions;
-  private readonly backoff: Backoff;
   private readonly queue: BoundedQueue<OutboundMessage>;
   private readonly maxWriteBuffer: number;
   private readonly subs = new Map<string, QoS>();
@@ -148,25 +151,27 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
   private birth: OutboundMessage[];
   private client: MqttClient | null = null;
   private socket: net.Socket | null = null;
-  private timer: NodeJS.Timeout | null = null;
   private blocked = false;
+  /** close() was called: publishes answer 'closed' (before start() they are queued). */
   private closing = false;
-  private attempts = 0;
+  private closeTimeoutMs = 2000;
   private bytesIn = 0;
   private bytesOut = 0;
   private readonly st = {
-    ...emptyLinkStats(),
     messages_in: 0,
     messages_out: 0,
     connected_since_ms: null as number | null,
   };
 
   constructor(options: MqttLinkOptions) {
-    super();
+    super({
+      backoff: new Backoff(options.backoffBaseMs ?? 200, options.backoffMaxMs ?? 10_000),
+      countReconnects: 'attempts',
+      ...(options.reconnect !== undefined ? { reconnect: options.reconnect } : {}),
+    });
     this.opts = options;
     this.endpoint = parseMqttUrl(options.url);
     this.clientId = options.clientId ?? `svc-${Math.random().toString(16).slice(2, 10)}`;
-    this.backoff = new Backoff(options.backoffBaseMs ?? 200, options.backoffMaxMs ?? 10_000);
     this.queue = new BoundedQueue(options.queueCapacity ?? 1000);
     this.maxWriteBuffer = options.maxWriteBufferBytes ?? 1024 * 1024;
     this.birth = [...(options.birth ?? [])];
@@ -174,16 +179,9 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
     if (options.will) assertPublishTopic(options.will.topic);
   }
 
-  get state(): LinkState {
-    return this.st.state;
-  }
-
-  get isOpen(): boolean {
-    return this.st.state === 'open';
-  }
-
   stats(): MqttLinkStats {
     return {
+      ...this.counters,
       ...this.st,
       bytes_in: this.bytesIn + (this.socket?.bytesRead ?? 0),
       bytes_out: this.bytesOut + (this.socket?.bytesWritten ?? 0),
@@ -196,20 +194,20 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
 
   /** Starts connecting (and keeps reconnecting until `close()`). */
   start(): this {
-    if (this.st.state === 'idle') this.attempt();
+    if (this.state === 'idle') this.startLink();
     return this;
   }
 
   /** Resolves once the link is open; rejects on timeout or when the link is closed first. */
   whenOpen(timeoutMs = 10_000): Promise<void> {
-    if (this.st.state === 'open') return Promise.resolve();
-    if (this.st.state === 'closed') return Promise.reject(new Error('MQTT link is closed'));
+    if (this.state === 'open') return Promise.resolve();
+    if (this.state === 'closed') return Promise.reject(new Error('MQTT link is closed'));
     return new Promise((resolve, reject) => {
       const onState = (to: LinkState) => {
         if (to === 'open') done(null);
         else if (to === 'closed') done(new Error('MQTT link is closed'));
       };
-      const timer = setTimeout(() => done(new Error(`MQTT link not open after ${timeoutMs} ms (${this.st.last_error ?? 'no error'})`)), timeoutMs);
+      const timer = setTimeout(() => done(new Error(`MQTT link not open after ${timeoutMs} ms (${this.counters.last_error ?? 'no error'})`)), timeoutMs);
       const done = (err: Error | null) => {
         clearTimeout(timer);
         this.off('state', onState);
@@ -232,14 +230,14 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
    */
   publish(topic: string, payload: string | Buffer, options: PublishOptions = {}): PublishResult {
     assertPublishTopic(topic);
-    if (this.closing || this.st.state === 'closed') return 'closed';
+    if (this.closing || this.state === 'closed') return 'closed';
     const msg: OutboundMessage = {
       topic,
       payload: typeof payload === 'string' ? Buffer.from(payload) : payload,
       qos: options.qos ?? 0,
       retain: options.retain ?? false,
     };
-    if (this.st.state === 'open' && this.queue.length === 0 && !this.blocked) {
+    if (this.state === 'open' && this.queue.length === 0 && !this.blocked) {
       this.send(msg);
       return 'sent';
     }
@@ -254,7 +252,7 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
   publishAsync(topic: string, payload: string | Buffer, options: PublishOptions = {}, timeoutMs = 5000): Promise<void> {
     assertPublishTopic(topic);
     const client = this.client;
-    if (this.st.state !== 'open' || !client) return Promise.reject(new Error('MQTT link is not open'));
+    if (this.state !== 'open' || !client) return Promise.reject(new Error('MQTT link is not open'));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`publish to ${topic} not acknowledged within ${timeoutMs} ms`)), timeoutMs);
       this.st.messages_out++;
@@ -289,8 +287,8 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
 
   /** Counts a malformed inbound message (reported by the layer that parses payloads). */
   countMalformed(reason: string): void {
-    this.st.malformed_in++;
-    this.st.last_error = reason;
+    this.counters.malformed_in++;
+    this.counters.last_error = reason;
   }
 
   /**
@@ -302,19 +300,24 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
   }
 
   /** Clean close: DISCONNECT (so the broker discards the Will), then the socket; queued messages are discarded. */
-  async close(timeoutMs = 2000): Promise<void> {
-    if (this.st.state === 'closed') return;
+  override async close(timeoutMs = 2000): Promise<void> {
+    if (this.state === 'closed') return;
     this.closing = true;
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
+    this.closeTimeoutMs = timeoutMs;
+    await super.close();
+  }
+
+  // ---- the medium (ReconnectingLink): one MqttClient per connection attempt --------------------------
+
+  protected discardQueued(): void {
     this.queue.clear();
+  }
+
+  /** DISCONNECT and wait for the socket to close (onClose then sets `closed`); force it after the timeout. */
+  protected async closeMedium(): Promise<void> {
     const client = this.client;
-    if (!client) {
-      this.setState('closed');
-      return;
-    }
+    if (!client) return;
+    const timeoutMs = this.closeTimeoutMs;
     await new Promise<void>((resolve) => {
       const onState = (to: LinkState) => {
         if (to === 'closed') finish();
@@ -334,15 +337,6 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
     });
   }
 
-  // -------------------------------------------------------------------------------------------------
-
-  private setState(to: LinkState): void {
-    const from = this.st.state;
-    if (from === to) return;
-    this.st.state = to;
-    this.emit('state', to, from);
-  }
-
   private buildStream(): net.Socket {
     const { host, port, secure } = this.endpoint;
     const socket = secure
@@ -353,12 +347,8 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
     return socket;
   }
 
-  private attempt(): void {
-    this.timer = null;
-    if (this.closing) return;
-    if (this.attempts++ > 0) this.st.reconnects++;
+  protected connect(): void {
     this.blocked = false;
-    this.setState('connecting');
     const options: IClientOptions = {
       clientId: this.clientId,
       protocolVersion: 4,
@@ -388,14 +378,14 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
       }
     });
     client.on('packetsend', () => {
-      if (client === this.client) this.st.frames_out++;
+      if (client === this.client) this.counters.frames_out++;
     });
     client.on('packetreceive', () => {
-      if (client === this.client) this.st.frames_in++;
+      if (client === this.client) this.counters.frames_in++;
     });
     client.on('error', (err: Error) => {
       if (client !== this.client) return;
-      this.st.last_error = err.message;
+      this.counters.last_error = err.message;
       this.emit('error', err);
     });
     client.on('close', () => this.onClose(client));
@@ -403,21 +393,20 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
 
   private onConnect(client: MqttClient, packet: IConnackPacket): void {
     if (client !== this.client) return;
-    this.backoff.reset();
     this.st.connected_since_ms = Date.now();
     if (this.subs.size > 0) {
       const map: Record<string, { qos: QoS }> = {};
       for (const [filter, qos] of this.subs) map[filter] = { qos };
       client.subscribe(map, (err) => {
         if (err && client === this.client) {
-          this.st.last_error = `resubscribe failed: ${err.message}`;
+          this.counters.last_error = `resubscribe failed: ${err.message}`;
           this.emit('error', err);
         }
       });
     }
     for (const m of this.birth) this.send(m);
     this.flush();
-    this.setState('open');
+    this.markOpen(); // resets the backoff: only a CONNACK counts as success
     this.emit('connect', { sessionPresent: packet.sessionPresent });
   }
 
@@ -431,7 +420,7 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
       // A ticket still in the set after an error on the current connection is given up (bad publish);
       // tickets of a lost connection were already moved back to the queue by onClose.
       if (!err || client === this.client) this.inflight.delete(ticket);
-      if (err && client === this.client) this.st.last_error = err.message;
+      if (err && client === this.client) this.counters.last_error = err.message;
     });
     if (socket && !this.blocked && socket.writableLength > this.maxWriteBuffer) {
       this.blocked = true;
@@ -464,7 +453,7 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
       for (let m = this.queue.shift(); m; m = this.queue.shift()) later.push(m);
       for (const m of [...pending, ...later]) this.queue.push(m);
     }
-    const wasOpen = this.st.state === 'open';
+    const wasOpen = this.state === 'open';
     client.removeAllListeners('message');
     client.on('error', () => {});
     client.end(true);
@@ -472,8 +461,7 @@ export class MqttLink extends TypedEmitter<MqttLinkEvents> {
       this.setState('closed');
       return;
     }
-    this.setState('backoff');
-    if (wasOpen) this.emit('disconnect', this.st.last_error ?? 'connection closed');
-    this.timer = setTimeout(() => this.attempt(), this.backoff.next());
+    this.scheduleReconnect(this.currentGeneration);
+    if (wasOpen) this.emit('disconnect', this.counters.last_error ?? 'connection closed');
   }
 }

@@ -16,9 +16,10 @@
 import { promises as fs } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { SerialPort as SerialPortType } from 'serialport';
-import { Backoff } from '../core/backoff.js';
+import type { Backoff } from '../core/backoff.js';
 import { BoundedQueue } from '../core/bounded-queue.js';
-import { TypedEmitter, emptyLinkStats, waitForOpen, type LinkState, type LinkStats } from '../core/link.js';
+import { waitForOpen, type LinkState, type LinkStats } from '../core/link.js';
+import { ReconnectingLink, backoffFrom } from '../core/reconnecting-link.js';
 
 export interface SerialLinkOptions {
   path: string;
@@ -78,40 +79,23 @@ export class SerialLinkClosedError extends Error {
   override name = 'SerialLinkClosedError';
 }
 
-export class SerialLink extends TypedEmitter<SerialLinkEvents> {
+/** The state machine, backoff, `reconnect: false` and close are `ReconnectingLink`'s (hal/README.md). */
+export class SerialLink extends ReconnectingLink<SerialLinkEvents> {
   readonly path: string;
   private readonly opts: SerialLinkOptions;
-  private readonly backoff: Backoff;
   private readonly queue: BoundedQueue<Buffer>;
   private readonly maxWrite: number;
   private port: SerialPortType | null = null;
-  private st: LinkState = 'idle';
-  private running = false;
-  private timer: NodeJS.Timeout | null = null;
   private watchTimer: NodeJS.Timeout | null = null;
   private writing = false;
-  private generation = 0;
-  private everOpened = false;
-  private readonly counters = emptyLinkStats();
-  private drainWaiters: Array<() => void> = [];
 
   constructor(options: SerialLinkOptions) {
-    super();
     if (!options.path) throw new TypeError('SerialLink needs a path');
+    super({ backoff: backoffFrom(options.backoff), ...(options.reconnect !== undefined ? { reconnect: options.reconnect } : {}) });
     this.opts = options;
     this.path = options.path;
-    const b = options.backoff;
-    this.backoff = b instanceof Backoff ? b : new Backoff(b?.baseMs ?? 200, b?.maxMs ?? 5000);
     this.queue = new BoundedQueue<Buffer>(options.queueCapacity ?? 1024);
     this.maxWrite = options.maxWriteBytes ?? 4096;
-  }
-
-  get state(): LinkState {
-    return this.st;
-  }
-
-  get isOpen(): boolean {
-    return this.st === 'open';
   }
 
   /**
@@ -119,20 +103,17 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
    * last error if it is not open by then (the link keeps retrying in the background).
    */
   open(options: { timeoutMs?: number } = {}): Promise<void> {
-    if (!this.running) {
-      this.running = true;
-      this.connect();
-    }
+    this.startLink();
     return this.waitOpen(options.timeoutMs);
   }
 
   /** Resolve when the link is open (now or later); reject when it is closed first or the timeout passes. */
   waitOpen(timeoutMs?: number): Promise<void> {
-    if (this.st !== 'open' && !this.running) return Promise.reject(new SerialLinkClosedError(`serial link ${this.path} is closed`));
+    if (this.state !== 'open' && !this.running) return Promise.reject(new SerialLinkClosedError(`serial link ${this.path} is closed`));
     const why = () => (this.counters.last_error ? `: ${this.counters.last_error}` : '');
     return waitForOpen(
       this,
-      this.st,
+      this.state,
       timeoutMs,
       () => new SerialLinkClosedError(`serial link ${this.path} closed before it opened`),
       () => new Error(`serial port ${this.path} did not open within ${timeoutMs} ms${why()}`),
@@ -145,7 +126,7 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
    * the next open.
    */
   write(bytes: Uint8Array | string): boolean {
-    if (!this.running && this.st === 'closed') throw new SerialLinkClosedError(`serial link ${this.path} is closed`);
+    if (!this.running && this.state === 'closed') throw new SerialLinkClosedError(`serial link ${this.path} is closed`);
     const chunk = typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : Buffer.from(bytes);
     if (chunk.length === 0) return true;
     const before = this.queue.dropped;
@@ -161,11 +142,9 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
 
   /** Resolve when everything queued so far has been written and transmitted (tcdrain). */
   async drain(): Promise<void> {
-    if (this.queue.length > 0 || this.writing) {
-      await new Promise<void>((resolve) => this.drainWaiters.push(resolve));
-    }
+    if (this.queue.length > 0 || this.writing) await this.waitDrained();
     const port = this.port;
-    if (port && this.st === 'open') {
+    if (port && this.state === 'open') {
       await new Promise<void>((resolve) => port.drain(() => resolve()));
     }
   }
@@ -176,45 +155,25 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
     this.fail(new Error(reason));
   }
 
-  /** Stop the link: cancel reconnects, close the port, discard queued writes. */
-  async close(): Promise<void> {
-    this.running = false;
-    this.generation++;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+  stats(): LinkStats {
+    return { ...this.counters, state: this.state, dropped_out: this.counters.dropped_out + this.queue.dropped };
+  }
+
+  // ---- the medium (ReconnectingLink): close() stops reconnecting, discards queued writes, closes the port
+
+  protected discardQueued(): void {
+    this.queue.clear();
+    this.writing = false;
+  }
+
+  protected async closeMedium(): Promise<void> {
     this.stopWatch();
     const port = this.port;
     this.port = null;
-    this.queue.clear();
-    this.writing = false;
-    this.releaseDrainWaiters();
     if (port) await closePort(port);
-    this.setState('closed');
   }
 
-  stats(): LinkStats {
-    return { ...this.counters, state: this.st, dropped_out: this.counters.dropped_out + this.queue.dropped };
-  }
-
-  // ---- internals -----------------------------------------------------------------------------------
-
-  private setState(to: LinkState): void {
-    const from = this.st;
-    if (from === to) return;
-    this.st = to;
-    this.counters.state = to;
-    this.emit('state', to, from);
-  }
-
-  private noteError(err: Error): void {
-    this.counters.last_error = err.message;
-    this.emit('error', err);
-  }
-
-  private connect(): void {
-    if (!this.running) return;
-    const gen = ++this.generation;
-    this.setState('connecting');
+  protected connect(gen: number): void {
     let SerialPort: SerialPortCtor;
     try {
       SerialPort = loadSerialPort();
@@ -237,10 +196,10 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
     });
     // serialport emits 'error' for failures without a callback; they are handled through close/open paths.
     port.on('error', (err: Error) => {
-      if (gen === this.generation) this.noteError(err);
+      if (gen === this.currentGeneration) this.noteError(err);
     });
     port.open((err) => {
-      if (gen !== this.generation || !this.running) {
+      if (!this.isCurrent(gen)) {
         if (!err) void closePort(port);
         return;
       }
@@ -279,27 +238,24 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
       await flush();
     }
     const device = await statDevice(this.path);
-    if (gen !== this.generation || !this.running) {
+    if (!this.isCurrent(gen)) {
       void closePort(port);
       return;
     }
     this.port = port;
     port.on('data', (chunk: Buffer) => {
-      if (gen !== this.generation) return;
+      if (gen !== this.currentGeneration) return;
       this.counters.bytes_in += chunk.length;
       this.counters.frames_in++;
       this.emit('data', chunk);
     });
     port.on('close', (err: (Error & { disconnected?: boolean }) | null) => {
-      if (gen !== this.generation || !this.running) return;
+      if (!this.isCurrent(gen)) return;
       const why = err?.message ? `${err.message}` : 'closed';
       this.fail(new Error(`serial port ${this.path} went away (${why})`));
     });
     this.startWatch(gen, device);
-    if (this.everOpened) this.counters.reconnects++;
-    this.everOpened = true;
-    this.backoff.reset();
-    this.setState('open');
+    this.markOpen();
     this.emit('open');
     this.pump();
   }
@@ -314,7 +270,7 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
       busy = true;
       void statDevice(this.path).then((now) => {
         busy = false;
-        if (gen !== this.generation || !this.running || this.st !== 'open') return;
+        if (!this.isCurrent(gen) || this.state !== 'open') return;
         if (!now) this.fail(new Error(`serial port ${this.path} went away (device node vanished)`));
         else if (now.rdev !== opened.rdev || now.ino !== opened.ino) this.fail(new Error(`serial port ${this.path} now names another device`));
       });
@@ -329,7 +285,7 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
 
   private fail(err: Error): void {
     this.stopWatch();
-    const gen = ++this.generation;
+    const gen = this.bumpGeneration();
     const port = this.port;
     this.port = null;
     this.writing = false;
@@ -338,27 +294,9 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
     this.scheduleReconnect(gen);
   }
 
-  private scheduleReconnect(gen: number): void {
-    if (!this.running || gen !== this.generation) return;
-    if (this.opts.reconnect === false) {
-      this.running = false;
-      this.queue.clear();
-      this.releaseDrainWaiters();
-      this.setState('closed');
-      return;
-    }
-    this.setState('backoff');
-    const delay = this.backoff.next();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      if (gen === this.generation) this.connect();
-    }, delay);
-  }
-
   private pump(): void {
     const port = this.port;
-    if (this.writing || !port || this.st !== 'open') return;
+    if (this.writing || !port || this.state !== 'open') return;
     if (this.queue.length === 0) {
       this.releaseDrainWaiters();
       return;
@@ -372,10 +310,10 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
       if (size >= this.maxWrite) break;
     }
     const batch = parts.length === 1 ? parts[0]! : Buffer.concat(parts, size);
-    const gen = this.generation;
+    const gen = this.currentGeneration;
     this.writing = true;
     port.write(batch, (err) => {
-      if (gen !== this.generation) return;
+      if (gen !== this.currentGeneration) return;
       this.writing = false;
       if (err) {
         // The port failed under us; the batch is lost (counted), the link reconnects.
@@ -387,12 +325,6 @@ export class SerialLink extends TypedEmitter<SerialLinkEvents> {
       this.counters.frames_out += parts.length;
       this.pump();
     });
-  }
-
-  private releaseDrainWaiters(): void {
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const w of waiters) w();
   }
 }
 

@@ -2,7 +2,7 @@
 // Writes bench-results/idle-rss-devices.json. Needs the compiled agent (`npm run build`) and socat.
 //
 // BENCH_RSS_DEVICES (32) socat pty pairs (`socat pty,raw,echo=0,link=A pty,raw,echo=0,link=B`, as
-// test/hal/helpers/socat-pair.ts makes them); a firmware-bridge serial emulator (hal/sim) on each B
+// test/hal/helpers/socat-pair.ts makes them); a firmware-bridge serial emulator (sim/) on each B
 // end, all in one child process, sending telemetry at 1 Hz; `svc serve` (its own process, no
 // project) with SVC_HAL_SERIAL_PORTS naming the 32 A ends. Once GET /v1/devices lists all 32, the
 // agent is left idle for 2 s and its VmRSS is read from /proc. Without socat the figure is skipped
@@ -57,7 +57,7 @@ for (let t = 0; !(agentEnds.every(existsSync) && deviceEnds.every(existsSync)); 
 
 // All emulators in one process.
 const emulatorCode = `
-  const { startSerialEmulator } = await import(${JSON.stringify(path.join(ROOT, 'dist', 'hal', 'sim', 'serial-emulator.js'))});
+  const { startSerialEmulator } = await import(${JSON.stringify(path.join(ROOT, 'dist', 'sim', 'serial-emulator.js'))});
   const ends = ${JSON.stringify(deviceEnds)};
   await Promise.all(ends.map((p, i) => startSerialEmulator(p, { id: 'rss-' + i, deviceType: 'imu', firmwareVersion: '1.0.0', rateHz: 1, faults: [], seed: i })));
   console.log('emulators ready');

@@ -1,8 +1,7 @@
 import { CAN_BROADCAST_NODE, CanReassembler, encodeCanMessage } from '../../../firmware-bridge/can-mapping.js';
 import { PROTOCOL_VERSION, SUPPORTED_VERSIONS, type Message } from '../../../firmware-bridge/messages.js';
 import { SeqCounter } from '../../../firmware-bridge/session.js';
-import type { CanFrame } from '../../../hal/can/can-frame.js';
-import type { LinkState } from '../../../hal/core/link.js';
+import type { CanFrame, LinkState } from '../../../hal/index.js';
 import { notFound } from '../../core/errors.js';
 import type { Attachment, AttachmentSink, CommandOutcome, FirmwareOutcome } from './attachment.js';
 import { BridgeEndpoint } from './bridge-endpoint.js';

@@ -10,7 +10,7 @@ export function canFactory(hal: HalSettings): AttachmentFactory {
   return {
     transport: 'can',
     async targets() {
-      const { discoverSerialPorts } = await import('../../../hal/serial/discover-serial.js');
+      const { discoverSerialPorts } = await import('../../../hal/index.js');
       const slcan = hal.slcanPorts.length
         ? (await discoverSerialPorts({ patterns: hal.slcanPorts, defaults: false, useList: false })).ports.map((p) => `slcan:${p.path}`)
         : [];
@@ -19,8 +19,7 @@ export function canFactory(hal: HalSettings): AttachmentFactory {
     async open(target, sink, timeoutMs) {
       // Transport code loads only when a bus is configured.
       const { CanAttachment } = await import('./can-attachment.js');
-      const { SlcanLink } = await import('../../../hal/can/slcan-link.js');
-      const { SocketCanLink } = await import('../../../hal/can/socketcan-link.js');
+      const { SlcanLink, SocketCanLink } = await import('../../../hal/index.js');
       const [kind, name] = [target.slice(0, target.indexOf(':')), target.slice(target.indexOf(':') + 1)];
       const bus: CanBus =
         kind === 'slcan'

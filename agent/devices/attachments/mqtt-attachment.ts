@@ -1,4 +1,4 @@
-import { CommandTimeoutError, MqttGateway } from '../../../hal/mqtt/mqtt-gateway.js';
+import { CommandTimeoutError, MqttGateway } from '../../../hal/index.js';
 import { ApiError } from '../../core/errors.js';
 import type { Attachment, AttachmentSink, CommandOutcome } from './attachment.js';
 

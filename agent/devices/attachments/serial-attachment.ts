@@ -1,6 +1,6 @@
 import { encodeMessage, FrameDecoder } from '../../../firmware-bridge/frame.js';
 import type { Message } from '../../../firmware-bridge/messages.js';
-import { SerialLink } from '../../../hal/serial/serial-link.js';
+import { SerialLink } from '../../../hal/index.js';
 import type { Attachment, AttachmentSink, CommandOutcome, FirmwareOutcome } from './attachment.js';
 import { BridgeEndpoint } from './bridge-endpoint.js';
 

@@ -11,7 +11,7 @@ export function serialFactory(hal: HalSettings): AttachmentFactory {
     transport: 'serial',
     async targets() {
       if (hal.serialPorts.length === 0) return [];
-      const { discoverSerialPorts } = await import('../../../hal/serial/discover-serial.js');
+      const { discoverSerialPorts } = await import('../../../hal/index.js');
       const found = await discoverSerialPorts({ patterns: hal.serialPorts, defaults: false, useList: false });
       return found.ports.map((p) => p.path);
     },

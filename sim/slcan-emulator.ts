@@ -1,6 +1,5 @@
-import { CAN_BROADCAST_NODE, CanReassembler, encodeCanMessage } from '../../firmware-bridge/can-mapping.js';
-import { encodeSlcanFrame, SLCAN_BELL, SLCAN_OK, SlcanCommandParser } from '../can/slcan.js';
-import { SerialLink } from '../serial/serial-link.js';
+import { CAN_BROADCAST_NODE, CanReassembler, encodeCanMessage } from '../firmware-bridge/can-mapping.js';
+import { encodeSlcanFrame, SerialLink, SLCAN_BELL, SLCAN_OK, SlcanCommandParser } from '../hal/index.js';
 import { emulatedFirmwareFor } from './emulated-firmware-for.js';
 import type { EmulatorSpec } from './run-emulator.js';
 

@@ -1,4 +1,4 @@
-import { MqttDevice } from '../mqtt/mqtt-device.js';
+import { MqttDevice } from '../hal/index.js';
 import { metricsFor, ReadingGenerator } from './readings.js';
 import type { EmulatorSpec } from './run-emulator.js';
 

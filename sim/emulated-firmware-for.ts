@@ -1,5 +1,5 @@
-import { EmulatedFirmware } from '../../firmware-bridge/device/emulated-firmware.js';
-import type { Message } from '../../firmware-bridge/messages.js';
+import { EmulatedFirmware } from '../firmware-bridge/device/emulated-firmware.js';
+import type { Message } from '../firmware-bridge/messages.js';
 import { metricsFor, ReadingGenerator } from './readings.js';
 import type { EmulatorSpec } from './run-emulator.js';
 

@@ -1,5 +1,5 @@
-import { encodeMessage, FrameDecoder } from '../../firmware-bridge/frame.js';
-import { SerialLink } from '../serial/serial-link.js';
+import { encodeMessage, FrameDecoder } from '../firmware-bridge/frame.js';
+import { SerialLink } from '../hal/index.js';
 import { emulatedFirmwareFor } from './emulated-firmware-for.js';
 import type { EmulatorSpec } from './run-emulator.js';
 
