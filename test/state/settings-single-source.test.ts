@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startAgent, type RunningAgent } from '../helpers/agent-harness.js';
 import { HAL_DEFAULTS, loadSettings, resolveHalSettings, SettingsError } from '../../agent/settings/settings.js';
 import type { ResolvedConfig } from '../../agent/project/resolve-config.js';
 
@@ -80,5 +81,29 @@ describe('HAL and decision settings parsed by loadSettings', () => {
       decisions: { policySigningKey: 'k1' },
       controlCenterUrl: 'http://127.0.0.1:8080',
     });
+  });
+});
+
+// Regression: the program runtime read SVC_DECISION_TRACE from process.env, so an agent started with
+// its own environment (Agent.create({ env })) simulated with the test process's value instead.
+describe('the agent hands its decision settings to program runs', () => {
+  const DEMO = path.join(ROOT, 'demo');
+  let running: RunningAgent[] = [];
+  afterEach(async () => {
+    await Promise.all(running.map((a) => a.close()));
+    running = [];
+  });
+  const simulate = async (env: Record<string, string>) => {
+    const a = await startAgent({ env, configPath: path.join(DEMO, 'svc.toml'), programPath: path.join(DEMO, 'programs/patrol.sd') });
+    running.push(a);
+    const r = await a.json('/v1/programs/simulation', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ execute: true }) });
+    expect(r.status).toBe(200);
+    return r.body.simulation;
+  };
+
+  it('SVC_DECISION_TRACE in the agent environment turns decision tracing on over REST; absent, it stays off', async () => {
+    expect(process.env['SVC_DECISION_TRACE']).toBeUndefined();
+    expect((await simulate({ SVC_DECISION_TRACE: 'yes' })).decision_trace).toBe(true);
+    expect((await simulate({})).decision_trace).toBe(false);
   });
 });
