@@ -4,7 +4,7 @@ import { OPERATIONS } from '../operations/index.js';
 import { ConfigError } from '../project/resolve-config.js';
 import { ProjectError } from '../project/project-context.js';
 import { SVC_VERSION } from '../runtime/versions.js';
-import { SettingsError } from '../settings/settings.js';
+import { loadSettings, SettingsError } from '../settings/settings.js';
 import { splitArgs, UsageError } from './args.js';
 import { buildInput, findOperation, runLocal, runRemote } from './operation-command.js';
 import { apiKeyGenerateCommand } from './api-key-command.js';
@@ -86,18 +86,19 @@ export async function main(argv: readonly string[]): Promise<number> {
     // `svc run F` = `svc sim F` with 10 loop iterations (program-language §24.1, §29).
     if (words[0] === 'run') {
       const { runRunCommand } = await import('./program-command.js');
-      return await runProgram(() => runRunCommand(words.slice(1), options));
+      return await runProgram(() => runRunCommand(words.slice(1), options, loadSettings()));
     }
     const found = findOperation(OPERATIONS, words);
     if (!found) throw new UsageError(`unknown command '${words.join(' ')}' (try 'svc help')`);
     const programSpec = programSpecFor(found.op);
     if (programSpec) {
       const { runProgramCommand } = await import('./program-command.js');
-      return await runProgram(() => runProgramCommand(programSpec, found.rest, options));
+      return await runProgram(() => runProgramCommand(programSpec, found.rest, options, loadSettings()));
     }
     const input = buildInput(found.op, found.rest, options);
-    const url = typeof options.get('url') === 'string' ? (options.get('url') as string) : process.env['SVC_CONTROL_CENTER_URL'];
-    const result = url ? await runRemote(found.op, input, url) : await runLocal(found.op, input, options);
+    const settings = loadSettings();
+    const url = typeof options.get('url') === 'string' ? (options.get('url') as string) : settings.controlCenterUrl;
+    const result = url ? await runRemote(found.op, input, url, settings.apiKey) : await runLocal(found.op, input, options);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return EXIT.ok;
   } catch (err) {

@@ -93,14 +93,17 @@ export async function runLocal(op: Operation, input: ReturnType<typeof buildInpu
   }
 }
 
-/** Runs an operation against a running agent over REST (`--url` or `SVC_CONTROL_CENTER_URL`). */
-export async function runRemote(op: Operation, input: ReturnType<typeof buildInput>, baseUrl: string): Promise<unknown> {
+/**
+ * Runs an operation against a running agent over REST (`--url` or `SVC_CONTROL_CENTER_URL`),
+ * authenticated with `apiKey` (`SVC_API_KEY`, from the settings) when there is one.
+ */
+export async function runRemote(op: Operation, input: ReturnType<typeof buildInput>, baseUrl: string, apiKey: string | null): Promise<unknown> {
   let pathname = op.path;
   for (const [k, v] of Object.entries(input.params)) pathname = pathname.replace(`{${k}}`, encodeURIComponent(v));
   const url = new URL(pathname, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   for (const [k, v] of Object.entries(input.query)) url.searchParams.set(k, v);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (process.env['SVC_API_KEY']) headers['authorization'] = `Bearer ${process.env['SVC_API_KEY']}`;
+  if (apiKey) headers['authorization'] = `Bearer ${apiKey}`;
   const res = await fetch(url, { method: op.method, headers, ...(op.method === 'GET' ? {} : { body: JSON.stringify(input.body) }) });
   const text = await res.text();
   let body: unknown;

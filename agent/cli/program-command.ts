@@ -3,6 +3,7 @@ import { PROGRAM_OPERATION_SPECS, type ProgramOperationSpec } from '../operation
 import { findManifest, resolveProjectConfig } from '../project/resolve-config.js';
 import { ProgramService } from '../programs/program-service.js';
 import type { ProgramWorkspace } from '../programs/program-workspace.js';
+import type { Settings } from '../settings/settings.js';
 import { UsageError } from './args.js';
 import { presentProgramResult } from './program-text.js';
 
@@ -58,6 +59,7 @@ export async function runProgramCommand(
   spec: ProgramOperationSpec,
   positional: readonly string[],
   options: Map<string, string | true>,
+  settings: Settings,
   cwd = process.cwd(),
   local: { maxLoopIterations?: number } = {},
 ): Promise<ProgramCliOutcome> {
@@ -97,7 +99,7 @@ export async function runProgramCommand(
     if (flags.has(name) && !simulation) throw new UsageError(`--${name} is an option of 'svc sim' and 'svc run'`);
   }
   const file = files[0] ? path.resolve(cwd, files[0]) : null;
-  const workspace = cliWorkspace(file, flags.get('config') as string | undefined, cwd);
+  const workspace = cliWorkspace(file, flags.get('config') as string | undefined, cwd, settings);
   const request = toRequest(spec, flags, file);
   const service = new ProgramService(workspace);
   let body: unknown;
@@ -127,10 +129,10 @@ export async function runProgramCommand(
  * `svc run FILE [--verbose] [sim options]`: the simulation with 10 loop iterations (20 with
  * `--verbose`), program-language §24.1 and §29.
  */
-export async function runRunCommand(positional: readonly string[], options: Map<string, string | true>, cwd = process.cwd()): Promise<ProgramCliOutcome> {
+export async function runRunCommand(positional: readonly string[], options: Map<string, string | true>, settings: Settings, cwd = process.cwd()): Promise<ProgramCliOutcome> {
   const spec = PROGRAM_OPERATION_SPECS.find((s) => s.id === 'runProgramSimulation')!;
   const verbose = options.has('verbose');
-  return runProgramCommand(spec, positional, options, cwd, { maxLoopIterations: verbose ? RUN_VERBOSE_MAX_LOOP_ITERATIONS : RUN_MAX_LOOP_ITERATIONS });
+  return runProgramCommand(spec, positional, options, settings, cwd, { maxLoopIterations: verbose ? RUN_VERBOSE_MAX_LOOP_ITERATIONS : RUN_MAX_LOOP_ITERATIONS });
 }
 
 const EXPLAIN_MODES = new Set(['program', 'readiness', 'verify', 'safety', 'trace', 'decision']);
@@ -149,10 +151,9 @@ function toRequest(spec: ProgramOperationSpec, flags: Map<string, string | true>
 }
 
 /** Workspace of a CLI run: the local user's files, resolved against the working directory. */
-export function cliWorkspace(file: string | null, configOption: string | undefined, cwd: string): ProgramWorkspace {
+export function cliWorkspace(file: string | null, configOption: string | undefined, cwd: string, settings: Settings): ProgramWorkspace {
   const manifest = configOption ? path.resolve(cwd, configOption) : file ? findManifest(path.dirname(file)) : findManifest(cwd);
   const config = manifest ? resolveProjectConfig(manifest) : null;
   const projectRoot = config?.projectRoot ?? (file ? path.dirname(file) : cwd);
-  const stateDir = path.resolve(cwd, process.env['SVC_CONTROL_CENTER_STATE_DIR'] ?? '.svc-control-center');
-  return { projectRoot, config, programPath: null, stateDir, confineToRoot: false, cwd };
+  return { projectRoot, config, programPath: null, stateDir: settings.stateDir, decisions: settings.decisions, confineToRoot: false, cwd };
 }

@@ -4,7 +4,7 @@ import type { TelemetryStore } from '../telemetry/telemetry-store.js';
 import { ApiError, notFound } from '../core/errors.js';
 import type { Attachment, AttachmentSink, CommandOutcome, FirmwareOutcome } from './attachments/attachment.js';
 import type { DeviceRegistry, DeviceTransport, ObservedIdentity } from './device-registry.js';
-import type { HalSettings } from './hal-settings.js';
+import type { HalSettings } from '../settings/hal.js';
 import type { HealthMonitor } from './health-monitor.js';
 
 /** Discovery transports this agent implements, and the reference's others, which it names honestly. */

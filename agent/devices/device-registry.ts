@@ -182,7 +182,22 @@ function blank(id: string, now: number): DeviceRecord {
   };
 }
 
-export type DevicePoolSummary = Record<'total' | DeviceLifecycleState, number>;
+/**
+ * `device_pool` of /v1/instance, /v1/dashboard and /v1/devices (docs/api.md § Meta endpoints).
+ * `healthy/degraded/offline/unknown` partition the pool by `health_status` (what the health monitor
+ * observes); `failed` counts devices whose lifecycle is `failed`, since health has no failed value
+ * and a failed device is out of service whatever it last reported. Lifecycle counts live under
+ * `lifecycle`, so a device `assigned` and reporting healthy is counted as healthy.
+ */
+export interface DevicePoolSummary {
+  total: number;
+  healthy: number;
+  degraded: number;
+  offline: number;
+  unknown: number;
+  failed: number;
+  lifecycle: Record<DeviceLifecycleState, number>;
+}
 
 /**
  * The device pool: configured devices (`[[devices]]`, fleet compute devices) and discovered ones in
@@ -321,11 +336,14 @@ export class DeviceRegistry {
   }
 
   summary(): DevicePoolSummary {
-    const s = Object.fromEntries([['total', 0], ...DEVICE_LIFECYCLE_STATES.map((k) => [k, 0])]) as DevicePoolSummary;
+    const lifecycle = Object.fromEntries(DEVICE_LIFECYCLE_STATES.map((k) => [k, 0])) as Record<DeviceLifecycleState, number>;
+    const s: DevicePoolSummary = { total: 0, healthy: 0, degraded: 0, offline: 0, unknown: 0, failed: 0, lifecycle };
     for (const d of this.devices.values()) {
       s.total++;
-      s[d.lifecycle_state]++;
+      s[d.health_status]++;
+      lifecycle[d.lifecycle_state]++;
     }
+    s.failed = lifecycle.failed;
     return s;
   }
 

@@ -4,6 +4,7 @@ import { rpcCount } from '../api/rpc-contract.js';
 import { STREAM_PATHS } from '../api/stream-paths.js';
 import type { Services } from '../runtime/services.js';
 import { projectRelative } from '../project/project-context.js';
+import { DEVICE_LIFECYCLE_STATES, type DeviceLifecycleState } from '../devices/lifecycle.js';
 import {
   API_VERSION,
   CONTROL_CENTER_UI_VERSION,
@@ -30,6 +31,7 @@ function fleetAgentCount(s: Services): number {
   return s.project.config?.robots.length ?? 0;
 }
 
+/** critical / degraded / healthy from the pool's failed and health-degraded counts (docs/api.md § Meta endpoints). */
 function overallStatus(s: Services): 'critical' | 'degraded' | 'healthy' {
   const pool = s.devices.summary();
   if (pool.failed > 0) return 'critical';
@@ -37,18 +39,16 @@ function overallStatus(s: Services): 'critical' | 'degraded' | 'healthy' {
   return 'healthy';
 }
 
+// Health counters partition the pool by health_status; lifecycle counts are kept apart under
+// `lifecycle` (docs/api.md § Meta endpoints), so `healthy` never means "lifecycle state healthy".
 const devicePoolSchema = z.lazy(() => z.object({
   total: z.number(),
-  discovered: z.number(),
-  quarantined: z.number(),
-  verified: z.number(),
-  assigned: z.number(),
-  active: z.number(),
   healthy: z.number(),
   degraded: z.number(),
   offline: z.number(),
+  unknown: z.number(),
   failed: z.number(),
-  retired: z.number(),
+  lifecycle: z.object(Object.fromEntries(DEVICE_LIFECYCLE_STATES.map((k) => [k, z.number()])) as Record<DeviceLifecycleState, z.ZodNumber>),
 }));
 
 export const metaOperations: Operation[] = [

@@ -115,6 +115,7 @@ export class ProgramEngine {
         execute: true,
         injectHealthFaults: req.inject_health_faults === true,
         config: this.workspace.config,
+        decisions: this.workspace.decisions,
       }) as ExecutedSimulation;
       const health = sim.result.health;
       runtime = {
@@ -161,6 +162,7 @@ export class ProgramEngine {
         recordTrace: req.record_trace === true || Boolean(local.traceOut),
         injectHealthFaults: req.inject_health_faults === true,
         config: this.workspace.config,
+        decisions: this.workspace.decisions,
         ...(local.traceOut ? { traceOut: local.traceOut } : {}),
         ...(local.maxLoopIterations !== undefined ? { maxLoopIterations: local.maxLoopIterations } : {}),
         ...(local.injectFailure ? { injectFailure: local.injectFailure } : {}),
@@ -188,7 +190,7 @@ export class ProgramEngine {
       }
     }
     try {
-      const replay = replayTrace(trace, { traceFile: file, mode, from: req.from, loadProgram: (p: string) => loadProgram(p) });
+      const replay = replayTrace(trace, { traceFile: file, mode, from: req.from, loadProgram: (p: string) => loadProgram(p), signingKey: this.workspace.decisions.policySigningKey });
       return { version: VERSION, file, replay };
     } catch (err) {
       if (err instanceof ProgramRuntimeError) throw badRequest(err.message);

@@ -1,4 +1,5 @@
 import type { ResolvedConfig } from '../project/resolve-config.js';
+import type { DecisionSettings } from '../settings/settings.js';
 
 /**
  * What a program operation may see of its surroundings. The server builds one from its start
@@ -20,6 +21,8 @@ export interface ProgramWorkspace {
   confineToRoot: boolean;
   /** Base directory for relative paths when not confined (the CLI's working directory). */
   cwd: string;
+  /** Decision tracing and signing from the settings (SVC_DECISION_TRACE, SVC_DECISION_POLICY_SIGNING_KEY). */
+  decisions: DecisionSettings;
   /** Device registry entries the server knows of (heal enriches failover plans with them). */
   devices?: () => readonly { id: string; logical_name?: string | null; type?: string | null }[];
 }

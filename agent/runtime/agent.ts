@@ -12,7 +12,7 @@ import { serialFactory } from '../devices/attachments/serial-factory.js';
 import { DeviceHub } from '../devices/device-hub.js';
 import { DevicePool } from '../devices/device-pool.js';
 import { DeviceRegistry } from '../devices/device-registry.js';
-import { loadHalSettings } from '../devices/hal-settings.js';
+import { resolveHalSettings } from '../settings/hal.js';
 import { HealthMonitor } from '../devices/health-monitor.js';
 import { EntityService } from '../entities/entity-service.js';
 import type { ProgramFactsSource } from '../entities/program-facts.js';
@@ -82,7 +82,7 @@ export class Agent {
   static async create(options: AgentOptions = {}, operations: readonly Operation[] = OPERATIONS): Promise<Agent> {
     const cwd = options.cwd ?? process.cwd();
     const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-    const settings: Settings = loadSettings(options.env ?? process.env, cwd);
+    const settings: Settings = loadSettings(options.env, cwd);
     ensureStateDir(settings.stateDir);
     // Configured secrets win; anything not configured comes from (or is generated into) the state
     // directory's owner-only secrets.json, never from a path or a constant (docs/security.md §2).
@@ -108,7 +108,7 @@ export class Agent {
     );
 
     const alerts = await AlertService.open(settings.stateDir, settings.rings.alerts, settings.alertDedupSecs, log);
-    const hal = loadHalSettings(options.env ?? process.env, project.config);
+    const hal = resolveHalSettings(settings.hal, project.config);
     const devices = await DeviceRegistry.open(settings.stateDir, project.config);
     const health = new HealthMonitor({ devices, bus, alerts, telemetry }, hal.offlineAfterMs);
     const deviceHub = new DeviceHub({ registry: devices, health, telemetry, bus, hal, log });
@@ -120,6 +120,7 @@ export class Agent {
       config: project.config,
       programPath: project.programPath,
       stateDir: settings.stateDir,
+      decisions: settings.decisions,
       confineToRoot: true,
       cwd,
       devices: () => devices.list().map((d) => ({ id: d.id, logical_name: d.logical_name, type: d.device_type })),

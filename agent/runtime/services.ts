@@ -3,7 +3,7 @@ import type { Operation } from '../core/operation.js';
 import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
-import type { HalSettings } from '../devices/hal-settings.js';
+import type { HalSettings } from '../settings/hal.js';
 import type { EntityService } from '../entities/entity-service.js';
 import type { IncidentService } from '../incidents/incidents.js';
 import type { EventBus } from '../events/event-bus.js';

@@ -1,9 +1,16 @@
 import path from 'node:path';
+import { SettingsError } from './errors.js';
+import { parseHalEnv, type HalOverrides } from './hal.js';
+
+export { SettingsError } from './errors.js';
+export { HAL_DEFAULTS, resolveHalSettings, type HalOverrides, type HalSettings } from './hal.js';
 
 /**
- * Every `SVC_*` environment variable the agent reads, parsed once at start into one typed object.
- * A value that cannot be parsed stops the start with a message naming the variable: a typo in a
- * limit must never silently fall back to a default on a robot nobody is watching.
+ * Every `SVC_*` environment variable the agent and the CLI read, parsed once into one typed object
+ * (docs/configuration.md lists them with their defaults; test/state/settings-single-source.test.ts
+ * keeps every other file under agent/ off the environment). A value that cannot be parsed stops the
+ * start with a message naming the variable: a typo in a limit must never silently fall back to a
+ * default on a robot nobody is watching.
  */
 export interface Settings {
   stateDir: string;
@@ -65,14 +72,23 @@ export interface Settings {
   mutationAuditPath: string;
   /** The entity registry's overlay file (`SVC_ENTITY_OVERLAY_PATH`). */
   entityOverlayPath: string;
+  /** `SVC_HAL_*` overrides of the project's `[hal]` table; `resolveHalSettings` merges them. */
+  hal: HalOverrides;
+  decisions: DecisionSettings;
+  /** `SVC_CONTROL_CENTER_URL`: the CLI runs operations over REST against this agent instead of in-process. */
+  controlCenterUrl: string | null;
 }
 
-export class SettingsError extends Error {
-  constructor(readonly variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = 'SettingsError';
-  }
+/** How program runs trace and sign their decisions (docs/configuration.md § Programs). */
+export interface DecisionSettings {
+  /** `SVC_DECISION_TRACE` ∈ 1/true/yes/on (case-insensitive): trace decisions without being asked per run. */
+  trace: boolean;
+  /** `SVC_DECISION_POLICY_SIGNING_KEY`, or null for unsigned decision envelopes. */
+  policySigningKey: string | null;
 }
+
+/** Decision settings of a run nobody configured: no tracing unless asked, unsigned. */
+export const NO_DECISION_SETTINGS: DecisionSettings = { trace: false, policySigningKey: null };
 
 type Env = Record<string, string | undefined>;
 
@@ -105,6 +121,7 @@ function auditSegmentBytes(env: Env): number {
 }
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** The only reader of the process environment: callers pass `env` in tests, nothing in production. */
 export function loadSettings(env: Env = process.env, cwd: string = process.cwd()): Settings {
   const stateDirValue = text(env, 'SVC_CONTROL_CENTER_STATE_DIR');
   const stateDir = path.resolve(cwd, stateDirValue ?? DEFAULT_STATE_DIR);
@@ -156,5 +173,11 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
     auditSegmentBytes: auditSegmentBytes(env),
     mutationAuditPath: auditPath ? path.resolve(cwd, auditPath) : path.join(stateDir, 'control-center-mutations.jsonl'),
     entityOverlayPath: overlayPath ? path.resolve(cwd, overlayPath) : path.join(stateDir, 'entity-overlays.json'),
+    hal: parseHalEnv(env),
+    decisions: {
+      trace: ['1', 'true', 'yes', 'on'].includes((env['SVC_DECISION_TRACE'] ?? '').trim().toLowerCase()),
+      policySigningKey: env['SVC_DECISION_POLICY_SIGNING_KEY'] || null,
+    },
+    controlCenterUrl: text(env, 'SVC_CONTROL_CENTER_URL'),
   };
 }

@@ -64,13 +64,45 @@ describe('meta endpoints', () => {
     expect(body.device_pool.total).toBe(cfg.devices.length);
     expect(body.device_pool.total).toBeGreaterThan(5);
     const sum = ['discovered', 'quarantined', 'verified', 'assigned', 'active', 'healthy', 'degraded', 'offline', 'failed', 'retired']
-      .map((k) => body.device_pool[k] as number)
+      .map((k) => body.device_pool.lifecycle[k] as number)
       .reduce((x, y) => x + y, 0);
     expect(sum).toBe(body.device_pool.total);
+    const byHealth = ['healthy', 'degraded', 'offline', 'unknown'].map((k) => body.device_pool[k] as number).reduce((x, y) => x + y, 0);
+    expect(byHealth).toBe(body.device_pool.total);
 
     // alert_count follows live state.
     a.agent.services.alerts.raise({ alert_type: 'custom', severity: 'warning', message: 'fan slow', source: 'test' });
     expect((await a.json('/v1/instance')).body.alert_count).toBe(1);
+  });
+
+  // Regression: device_pool.healthy/degraded counted lifecycle states, so three devices reporting
+  // health_status healthy showed healthy: 0 and overall_status ignored health (docs/api.md § Meta).
+  it('GET /v1/instance device_pool counts health, lifecycle apart, and overall_status follows health', async () => {
+    const a = await demoAgent();
+    const registry = a.agent.services.devices;
+    const ids = registry.list().map((d) => d.id);
+    expect(ids.length).toBeGreaterThan(5);
+    for (const id of ids) registry.setHealth(id, 'unknown');
+    for (const id of ids.slice(0, 3)) registry.setHealth(id, 'healthy');
+    let body = (await a.json('/v1/instance')).body;
+    expect(body.device_pool).toMatchObject({ total: ids.length, healthy: 3, degraded: 0, offline: 0, unknown: ids.length - 3, failed: 0 });
+    expect(body.overall_status).toBe('healthy');
+    const lifecycleHealthy = registry.list().filter((d) => d.lifecycle_state === 'healthy').length;
+    expect(body.device_pool.lifecycle.healthy).toBe(lifecycleHealthy);
+
+    registry.setHealth(ids[3]!, 'degraded');
+    registry.setHealth(ids[4]!, 'offline');
+    body = (await a.json('/v1/instance')).body;
+    expect(body.device_pool).toMatchObject({ healthy: 3, degraded: 1, offline: 1, unknown: ids.length - 5, failed: 0 });
+    expect(body.overall_status).toBe('degraded');
+    expect((await a.json('/v1/dashboard')).body.device_pool).toEqual(body.device_pool);
+
+    registry.setHealth(ids[3]!, 'healthy');
+    registry.transition(ids[5]!, 'failed', { override: true });
+    body = (await a.json('/v1/instance')).body;
+    expect(body.device_pool).toMatchObject({ healthy: 4, degraded: 0, failed: 1 });
+    expect(body.device_pool.lifecycle.failed).toBe(1);
+    expect(body.overall_status).toBe('critical');
   });
 
   it('GET /v1/instance without a project reports nulls, not guesses', async () => {

@@ -1,5 +1,5 @@
 import type { AttachmentFactory } from '../device-hub.js';
-import type { HalSettings } from '../hal-settings.js';
+import type { HalSettings } from '../../settings/hal.js';
 import type { CanBus } from './can-attachment.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { HalSettings } from '../hal-settings.js';
+import type { HalSettings } from '../../settings/hal.js';
 import type { AttachmentFactory } from '../device-hub.js';
 
 /** The configured broker (`SVC_HAL_MQTT_URL` / `[hal] mqtt_url`), when there is one. */

@@ -1,5 +1,5 @@
 import type { AttachmentFactory } from '../device-hub.js';
-import type { HalSettings } from '../hal-settings.js';
+import type { HalSettings } from '../../settings/hal.js';
 
 /**
  * Serial lines named by `SVC_HAL_SERIAL_PORTS` / `[hal] serial_ports` (paths or globs). Only

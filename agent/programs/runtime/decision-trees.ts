@@ -42,12 +42,6 @@ function authorityScope(layer: DecisionLayer): string {
   return 'local';
 }
 
-/** `SVC_DECISION_TRACE` ∈ 1/true/yes/on (case-insensitive). */
-export function decisionTraceFromEnv(env: Record<string, string | undefined>): boolean {
-  const value = (env['SVC_DECISION_TRACE'] ?? '').trim().toLowerCase();
-  return ['1', 'true', 'yes', 'on'].includes(value);
-}
-
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
@@ -91,7 +85,7 @@ export interface DecisionContext {
   safetyRules: string[];
   /** Evaluate a parsed condition against the robot; throws when a signal is not available. */
   evaluate: (expr: Expr) => unknown;
-  /** Signing key (SVC_DECISION_POLICY_SIGNING_KEY), or null for unsigned envelopes. */
+  /** Signing key (`Settings.decisions.policySigningKey`), or null for unsigned envelopes. */
   signingKey: string | null;
 }
 

@@ -30,4 +30,4 @@ export {
 } from './trace-file.js';
 export { SimRobot, type SimSnapshot, type Pose } from './sim-robot.js';
 export { SafetyMonitor } from './safety-monitor.js';
-export { decisionTraceFromEnv, DECISION_EVENT } from './decision-trees.js';
+export { DECISION_EVENT } from './decision-trees.js';

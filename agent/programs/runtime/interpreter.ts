@@ -18,7 +18,7 @@ import type {
 } from '../language/ast.js';
 import { actuate } from './actuators.js';
 import { BUILTINS, argument } from './builtins.js';
-import { DECISION_EVENT, DecisionEngine, decisionTraceFromEnv } from './decision-trees.js';
+import { DECISION_EVENT, DecisionEngine } from './decision-trees.js';
 import { ProgramRuntimeError } from './errors.js';
 import { evaluate, exprText, type ExpressionHost } from './expressions.js';
 import { emptyHealthOutcome, type HealthOutcome, type InjectionPlan } from './health-injection.js';
@@ -60,10 +60,10 @@ const SENSOR_FAULTS: Record<string, string> = { LidarFailure: 'Lidar', CameraFai
 export interface InterpreterOptions {
   /** Iterations of every `loop every` and of the scheduler (default 20). */
   maxLoopIterations?: number;
-  /** Decision tracing; when absent, `SVC_DECISION_TRACE` decides. */
+  /** Decision tracing (default off; callers fold in `Settings.decisions.trace`). */
   decisionTrace?: boolean;
-  /** Environment read for SVC_DECISION_TRACE and SVC_DECISION_POLICY_SIGNING_KEY (default process.env). */
-  env?: Record<string, string | undefined>;
+  /** Key that signs decision envelopes (`Settings.decisions.policySigningKey`); absent or null: unsigned. */
+  signingKey?: string | null;
   /** Health faults to inject before each robot's entry (§24.1 step 4); absent: none. */
   injection?: InjectionPlan | null;
 }
@@ -129,10 +129,9 @@ export class Interpreter implements ExpressionHost {
     readonly program: Program,
     options: InterpreterOptions = {},
   ) {
-    const env = options.env ?? process.env;
     this.maxLoopIterations = options.maxLoopIterations ?? DEFAULT_MAX_LOOP_ITERATIONS;
-    this.decisionTrace = options.decisionTrace ?? decisionTraceFromEnv(env);
-    this.signingKey = env['SVC_DECISION_POLICY_SIGNING_KEY'] || null;
+    this.decisionTrace = options.decisionTrace ?? false;
+    this.signingKey = options.signingKey || null;
     this.recorder = new TraceRecorder(() => this.traceState());
     this.decisions = new DecisionEngine(program);
     this.metrics.execution.max_loop_iterations = this.maxLoopIterations;

@@ -35,7 +35,8 @@ export interface ReplayOptions {
   /** Parses the trace's source program (default: read the file and `parseProgram`). */
   loadProgram?: ProgramLoader;
   maxLoopIterations?: number;
-  env?: Record<string, string | undefined>;
+  /** Key that signs the re-run's decision envelopes (`Settings.decisions.policySigningKey`). */
+  signingKey?: string | null;
 }
 
 export interface InspectResult {
@@ -158,7 +159,7 @@ export function verifyDeterministic(input: string | TraceFile, options: ReplayOp
   const outcome = runProgram(program, {
     maxLoopIterations: options.maxLoopIterations ?? DEFAULT_MAX_LOOP_ITERATIONS,
     decisionTrace: true,
-    env: options.env ?? process.env,
+    signingKey: options.signingKey ?? null,
     injection: injectionPlanFromFrames(trace.frames),
   });
   const offset = offsetMs(options.from);

@@ -5,7 +5,7 @@
  */
 import type { Program } from '../language/ast.js';
 import type { ResolvedConfig } from '../../project/resolve-config.js';
-import { decisionTraceFromEnv } from './decision-trees.js';
+import { NO_DECISION_SETTINGS, type DecisionSettings } from '../../settings/settings.js';
 import { injectionPlan, type HealthOutcome } from './health-injection.js';
 import { DEFAULT_MAX_LOOP_ITERATIONS, runProgram, type RunOutcome } from './interpreter.js';
 import { writeTrace } from './trace-file.js';
@@ -19,8 +19,8 @@ export interface SimulateOptions {
   maxLoopIterations?: number;
   /** Where to save the trace instead of next to the program. */
   traceOut?: string | null;
-  /** Environment for SVC_DECISION_TRACE / SVC_DECISION_POLICY_SIGNING_KEY (default process.env). */
-  env?: Record<string, string | undefined>;
+  /** `SVC_DECISION_TRACE` / `SVC_DECISION_POLICY_SIGNING_KEY` as parsed by loadSettings (default: off, unsigned). */
+  decisions?: DecisionSettings;
   /**
    * `inject_health_faults`: inject GPSDegraded, CameraOffline, RobotHealthCritical and the
    * configuration's `[health] inject_faults` lists before each robot's entry (§24.1 step 4).
@@ -68,17 +68,17 @@ export function defaultTracePath(file: string): string {
 /**
  * Simulate a parsed program. Throws `ProgramRuntimeError` for type, runtime and contract faults.
  * Decision tracing is on with `decisionTrace` or `recordTrace` (scoped to this run), else when
- * SVC_DECISION_TRACE asks for it.
+ * the settings' `decisions.trace` (SVC_DECISION_TRACE) asks for it.
  */
 export function simulateProgram(program: Program, options: SimulateOptions): SimulationBody {
   if (!options.execute) return { robot_count: program.robots.length, dry_run: true, status: 'planned' };
-  const env = options.env ?? process.env;
+  const decisions = options.decisions ?? NO_DECISION_SETTINGS;
   const recordTrace = options.recordTrace ?? false;
-  const decisionTrace = Boolean(options.decisionTrace) || recordTrace || decisionTraceFromEnv(env);
+  const decisionTrace = Boolean(options.decisionTrace) || recordTrace || decisions.trace;
   const outcome = runProgram(program, {
     maxLoopIterations: options.maxLoopIterations ?? DEFAULT_MAX_LOOP_ITERATIONS,
     decisionTrace,
-    env,
+    signingKey: decisions.policySigningKey,
     injection: injectionPlan({
       healthFaults: options.injectHealthFaults === true,
       failure: options.injectFailure ?? null,

@@ -5,6 +5,7 @@ import { ApiError } from '../../../agent/core/errors.js';
 import { cliWorkspace } from '../../../agent/cli/program-command.js';
 import { ProgramEngine } from '../../../agent/programs/program-engine.js';
 import { tempDir } from '../../helpers/agent-harness.js';
+import { loadSettings } from '../../../agent/settings/settings.js';
 
 /**
  * Our example programs (examples/) against their checked-in expected outputs. Each program's
@@ -49,7 +50,7 @@ async function outcome(run: () => unknown): Promise<unknown> {
 
 /** Every operation's answer for one program, in a fixed order. */
 async function outputsFor(file: string, root: string): Promise<Record<string, unknown>> {
-  const workspace = { ...cliWorkspace(file, undefined, root), stateDir: tempDir('svc-example-state-') };
+  const workspace = { ...cliWorkspace(file, undefined, root, loadSettings({}, root)), stateDir: tempDir('svc-example-state-') };
   const engine = new ProgramEngine(workspace);
   const req = { file };
   const out: Record<string, unknown> = {
@@ -78,7 +79,7 @@ afterAll(() => fs.rmSync(workRoot, { recursive: true, force: true }));
 describe('example programs', () => {
   it('there are at least 15 of them, in several projects', () => {
     expect(programs.length).toBeGreaterThanOrEqual(15);
-    const manifests = new Set(programs.map((p) => cliWorkspace(p, undefined, workRoot).config?.manifestPath ?? null));
+    const manifests = new Set(programs.map((p) => cliWorkspace(p, undefined, workRoot, loadSettings({}, workRoot)).config?.manifestPath ?? null));
     expect([...manifests].filter(Boolean).length).toBeGreaterThanOrEqual(3);
   });
 
@@ -100,7 +101,7 @@ describe('example programs', () => {
   it('a recorded simulation of every runnable example replays deterministically', async () => {
     let replayed = 0;
     for (const program of programs) {
-      const workspace = { ...cliWorkspace(program, undefined, workRoot), stateDir: tempDir('svc-example-state-') };
+      const workspace = { ...cliWorkspace(program, undefined, workRoot, loadSettings({}, workRoot)), stateDir: tempDir('svc-example-state-') };
       const engine = new ProgramEngine(workspace);
       const sim = await outcome(() => engine.simulate({ file: program, execute: true, record_trace: true }));
       if ((sim as { error?: unknown }).error) continue;

@@ -19,6 +19,7 @@ import { simulateProgram, type ExecutedSimulation } from '../../../agent/program
 import { readTrace } from '../../../agent/programs/runtime/trace-file.js';
 import { configFrom } from '../analysis/config-fixture.js';
 import { ProgramEngine } from '../../../agent/programs/program-engine.js';
+import { NO_DECISION_SETTINGS } from '../../../agent/settings/settings.js';
 
 /** Runtime health-fault injection (program-language §24.1 step 4, §7.4 `[health]`). */
 const dirs: string[] = [];
@@ -259,7 +260,7 @@ describe('readiness with a runtime health outcome', () => {
 
 describe('engine: REST flags', () => {
   const engineFor = (dir: string) =>
-    new ProgramEngine({ projectRoot: dir, config: null, programPath: null, stateDir: path.join(dir, 'state'), confineToRoot: true, cwd: dir });
+    new ProgramEngine({ projectRoot: dir, config: null, programPath: null, stateDir: path.join(dir, 'state'), decisions: NO_DECISION_SETTINGS, confineToRoot: true, cwd: dir });
 
   it('REST readiness ignores include_runtime and inject_health_faults (§8); the CLI method folds them in', () => {
     const dir = tmpDir();

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import type { DecisionTreeDecl, SafetyRule } from '../../../agent/programs/language/ast.js';
 import { ProgramRuntimeError, runProgram } from '../../../agent/programs/runtime/interpreter.js';
+import { loadSettings } from '../../../agent/settings/settings.js';
 import {
   at,
   behavior,
@@ -22,7 +23,8 @@ import {
   task,
 } from './program-builder.js';
 
-const noEnv = { env: {} };
+// Runs nobody configured: no decision tracing, unsigned envelopes (the settings' values are passed in).
+const noEnv = {};
 
 describe('loops and frames', () => {
   it('runs loop every D twenty times with absolute times per loop and behavior_tick frames', () => {
@@ -249,7 +251,7 @@ describe('decision trees', () => {
   );
 
   it('records a v3 decision frame; the reflex layer wins and the local one is rejected', () => {
-    const out = runProgram(prog, { decisionTrace: true, env: { SVC_DECISION_POLICY_SIGNING_KEY: 'k1' } });
+    const out = runProgram(prog, { decisionTrace: true, signingKey: 'k1' });
     const decisions = out.frames.filter((f) => f.event === 'decision_tree_eval');
     expect(decisions).toHaveLength(1);
     const frame = decisions[0]!;
@@ -288,12 +290,14 @@ describe('decision trees', () => {
   });
 
   it('signs only with a key, traces only when asked, and honours SVC_DECISION_TRACE', () => {
-    const unsigned = runProgram(prog, { decisionTrace: true, env: {} });
+    const unsigned = runProgram(prog, { decisionTrace: true });
     const envelope = (unsigned.frames.find((f) => f.event === 'decision_tree_eval')!.payload as Record<string, any>).security_envelope;
     expect('signature' in envelope).toBe(false);
-    expect(runProgram(prog, { env: {} }).frames.some((f) => f.event === 'decision_tree_eval')).toBe(false);
-    expect(runProgram(prog, { env: { SVC_DECISION_TRACE: 'yes' } }).frames.some((f) => f.event === 'decision_tree_eval')).toBe(true);
-    expect(runProgram(prog, { env: { SVC_DECISION_TRACE: 'off' } }).frames.some((f) => f.event === 'decision_tree_eval')).toBe(false);
+    expect(runProgram(prog, {}).frames.some((f) => f.event === 'decision_tree_eval')).toBe(false);
+    // SVC_DECISION_TRACE is parsed by loadSettings and handed to the run (agent/settings).
+    const traced = (value: string) => runProgram(prog, { decisionTrace: loadSettings({ SVC_DECISION_TRACE: value }, '/').decisions.trace });
+    expect(traced('yes').frames.some((f) => f.event === 'decision_tree_eval')).toBe(true);
+    expect(traced('off').frames.some((f) => f.event === 'decision_tree_eval')).toBe(false);
   });
 });
 

@@ -61,7 +61,7 @@ function writeProgram(dir: string, name: string, source: string): string {
 
 function simulateFile(file: string, options: { recordTrace?: boolean; decisionTrace?: boolean; traceOut?: string } = {}): ExecutedSimulation {
   const program = parseProgram(fs.readFileSync(file, 'utf8'), file);
-  return simulateProgram(program, { file, execute: true, env: {}, ...options }) as ExecutedSimulation;
+  return simulateProgram(program, { file, execute: true, ...options }) as ExecutedSimulation;
 }
 
 describe('simulateProgram', () => {
@@ -139,7 +139,7 @@ describe('replay', () => {
   it('re-runs the source and matches frame by frame', () => {
     const { dir, tracePath, trace } = recorded();
     // The source is stored relative to the trace; it is found beside the trace, not in the cwd.
-    const result = replayTrace(tracePath, { deterministic: true, env: {} });
+    const result = replayTrace(tracePath, { deterministic: true });
     expect(result).toEqual({
       mode: 'deterministic',
       source: path.join(dir, 'scout.sd'),
@@ -157,7 +157,7 @@ describe('replay', () => {
     frames[5] = { ...frames[5]!, sim_time_ms: frames[5]!.sim_time_ms + 0.0005 };
     frames.pop();
     fs.writeFileSync(tracePath, JSON.stringify({ ...trace, frames }));
-    const result = verifyDeterministic(tracePath, { env: {} });
+    const result = verifyDeterministic(tracePath, {});
     const n = trace.frames.length;
     expect(result.verification.ok).toBe(false);
     expect(result.verification.matched).toBe(n - 1);
@@ -170,7 +170,7 @@ describe('replay', () => {
 
   it('compares from an offset', () => {
     const { tracePath, trace } = recorded();
-    const result = verifyDeterministic(tracePath, { from: 'T+00:01', env: {} });
+    const result = verifyDeterministic(tracePath, { from: 'T+00:01' });
     const expected = trace.frames.filter((f) => f.sim_time_ms >= 1000).length;
     expect(result.frame_count).toBe(expected);
     expect(result.verification).toEqual({ ok: true, matched: expected, mismatches: [] });
@@ -180,7 +180,6 @@ describe('replay', () => {
     const { dir, tracePath } = recorded();
     const seen: string[] = [];
     verifyDeterministic(tracePath, {
-      env: {},
       loadProgram: (file) => {
         seen.push(file);
         return parseProgram(fs.readFileSync(file, 'utf8'), file);
@@ -188,8 +187,8 @@ describe('replay', () => {
     });
     expect(seen).toEqual([path.join(dir, 'scout.sd')]);
     fs.rmSync(path.join(dir, 'scout.sd'));
-    expect(() => verifyDeterministic(tracePath, { env: {} })).toThrow(TraceSourceNotFoundError);
-    expect(() => verifyDeterministic(tracePath, { env: {} })).toThrow('trace source not found: scout.sd');
+    expect(() => verifyDeterministic(tracePath, {})).toThrow(TraceSourceNotFoundError);
+    expect(() => verifyDeterministic(tracePath, {})).toThrow('trace source not found: scout.sd');
   });
 
   it('plays states back onto a fresh simulator (playback wins over deterministic)', () => {
@@ -250,7 +249,7 @@ decision_tree CarParkGroup group { when lidar.nearest_distance < 1.47 m { announ
       [1600, 'reflex', 'stop_drive'],
     ]);
     expect((decisions[0]!.payload as { authority_scope: string }).authority_scope).toBe('fleet');
-    expect(replayTrace(readTrace(tracePath), { mode: 'deterministic', traceFile: tracePath, env: {} })).toMatchObject({
+    expect(replayTrace(readTrace(tracePath), { mode: 'deterministic', traceFile: tracePath })).toMatchObject({
       mode: 'deterministic',
       verification: { ok: true, mismatches: [] },
     });
