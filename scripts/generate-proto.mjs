@@ -6,12 +6,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { OPERATIONS } = await import(path.join(ROOT, 'dist/agent/operations/index.js'));
-const { buildRpcContract, renderProto } = await import(path.join(ROOT, 'dist/agent/api/rpc-contract.js'));
-const { PROTO_FILE } = await import(path.join(ROOT, 'dist/agent/runtime/versions.js'));
+const { AGENT_SPECS } = await import(path.join(ROOT, 'dist/agent/runtime/modules.js'));
+const { buildRpcContract, renderProto } = await import(path.join(ROOT, 'dist/api/rpc-contract.js'));
+const { PROTO_FILE } = await import(path.join(ROOT, 'dist/api/versions.js'));
 
 const target = path.join(ROOT, PROTO_FILE);
-const contract = buildRpcContract(OPERATIONS);
+const contract = buildRpcContract(AGENT_SPECS);
 const text = renderProto(contract);
 let current = null;
 try {

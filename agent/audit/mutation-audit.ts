@@ -125,6 +125,24 @@ export class MutationAudit {
     return this.record(API_MUTATION, { method: 'POST', path: '/v1/rpc', status: 200, rpc: m.rpc, parity_method: m.method, parity_path: m.path, ...actor });
   }
 
+  /** A state change made through any transport, in the record form of that transport (the invoke kernel's audit step). */
+  recordMutation(m: {
+    transport: 'rest' | 'grpc' | 'jsonrpc' | 'cli';
+    method: string;
+    path: string;
+    correlationId: string;
+    principal: Principal | null;
+    /** Full RPC method name (`svc.v1.ControlCenter/<Rpc>`) for gRPC and JSON-RPC. */
+    rpc?: string;
+  }): AuditRecord {
+    if (m.transport === 'rest') return this.recordApiMutation({ ...m, status: 200 });
+    if (m.transport === 'cli') {
+      if (!m.principal) throw new Error('an in-process CLI mutation always has the local principal');
+      return this.recordCliMutation({ ...m, principal: m.principal });
+    }
+    return this.recordRpcMutation({ ...m, transport: m.transport, rpc: m.rpc ?? '' });
+  }
+
   record(eventType: string, payload: Record<string, unknown>): AuditRecord {
     const r = this.chain.append(eventType, payload);
     this.lines.append({ id: r.id, event_type: r.event_type, payload: r.payload, timestamp_ms: Date.parse(r.timestamp) });

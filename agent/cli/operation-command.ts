@@ -1,20 +1,17 @@
 import os from 'node:os';
 import { ApiError } from '../core/errors.js';
-import { accessOf, cliWords, isMutation, pathParams, type Operation } from '../core/operation.js';
-import { parseInput } from '../core/validate.js';
+import { invoke } from '../core/invoke.js';
+import { cliWords, pathParams, type OperationSpec } from '../core/operation.js';
 import { Agent } from '../runtime/agent.js';
-import { concretePath } from '../rpc/invoke-operation.js';
-import { enforceAccess } from '../security/access.js';
 import type { Principal } from '../security/principal.js';
-import { commitState } from '../state/commit.js';
 import { UsageError } from './args.js';
 
 /** Options every operation command understands; the rest become body fields or query parameters. */
 export const COMMON_OPTIONS = new Set(['config', 'program', 'url', 'body', 'pretty']);
 
 /** The table entry whose CLI words start `words`, longest match first. */
-export function findOperation(operations: readonly Operation[], words: readonly string[]): { op: Operation; rest: string[] } | null {
-  let best: { op: Operation; rest: string[]; len: number } | null = null;
+export function findOperation(operations: readonly OperationSpec[], words: readonly string[]): { op: OperationSpec; rest: string[] } | null {
+  let best: { op: OperationSpec; rest: string[]; len: number } | null = null;
   for (const op of operations) {
     const w = cliWords(op);
     if (!w || w.length > words.length) continue;
@@ -33,7 +30,7 @@ function optionValue(v: string | true): unknown {
   }
 }
 
-export function buildInput(op: Operation, rest: readonly string[], options: Map<string, string | true>) {
+export function buildInput(op: OperationSpec, rest: readonly string[], options: Map<string, string | true>) {
   const names = pathParams(op.path);
   if (rest.length !== names.length) {
     throw new UsageError(`expected ${names.length ? names.map((n) => `<${n}>`).join(' ') : 'no arguments'} after '${cliWords(op)!.join(' ')}'`);
@@ -59,7 +56,7 @@ export function buildInput(op: Operation, rest: readonly string[], options: Map<
 }
 
 /** Runs an operation in-process with the local user's principal (whoever can read the state dir). */
-export async function runLocal(op: Operation, input: ReturnType<typeof buildInput>, options: Map<string, string | true>): Promise<unknown> {
+export async function runLocal(op: OperationSpec, input: ReturnType<typeof buildInput>, options: Map<string, string | true>): Promise<unknown> {
   const agent = await Agent.create({
     configPath: typeof options.get('config') === 'string' ? (options.get('config') as string) : null,
     programPath: typeof options.get('program') === 'string' ? (options.get('program') as string) : null,
@@ -74,19 +71,11 @@ export async function runLocal(op: Operation, input: ReturnType<typeof buildInpu
       auth_kind: 'local',
       user_id: os.userInfo().username,
     };
-    enforceAccess(accessOf(op), principal, s);
-    const correlationId = `cli-${Date.now()}`;
-    const result = await op.handler(
-      { body: parseInput(op.body, input.body, 'body'), query: parseInput(op.query, input.query, 'query'), params: input.params },
-      { services: s, principal, correlationId, transport: 'cli' },
-    );
-    // Success is reported only once the change is on disk; a failed write is the command's error.
-    await commitState();
-    // Every mutation is audited whatever the transport, this one too (docs/security.md §10).
-    if (isMutation(op)) {
-      s.audit.recordCliMutation({ method: op.method, path: concretePath(op.path, input.params), correlationId, principal });
-      await commitState();
-    }
+    // Through the invoke kernel like every transport: access, validation, handler, durability, and
+    // the audit of a mutation (docs/security.md §10: whatever the transport).
+    const local = agent.services.operations.find((o) => o.id === op.id);
+    if (!local) throw new Error(`no handler for ${op.id}`);
+    const result = await invoke(local, { principal, correlationId: `cli-${Date.now()}`, transport: 'cli', params: input.params, query: input.query, body: () => input.body }, s);
     return result;
   } finally {
     await agent.close();
@@ -97,7 +86,7 @@ export async function runLocal(op: Operation, input: ReturnType<typeof buildInpu
  * Runs an operation against a running agent over REST (`--url` or `SVC_CONTROL_CENTER_URL`),
  * authenticated with `apiKey` (`SVC_API_KEY`, from the settings) when there is one.
  */
-export async function runRemote(op: Operation, input: ReturnType<typeof buildInput>, baseUrl: string, apiKey: string | null): Promise<unknown> {
+export async function runRemote(op: OperationSpec, input: ReturnType<typeof buildInput>, baseUrl: string, apiKey: string | null): Promise<unknown> {
   let pathname = op.path;
   for (const [k, v] of Object.entries(input.params)) pathname = pathname.replace(`{${k}}`, encodeURIComponent(v));
   const url = new URL(pathname, baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);

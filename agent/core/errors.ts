@@ -1,20 +1,11 @@
+import type { ErrorCode } from '../../api/errors.js';
+
+export type { ErrorCode } from '../../api/errors.js';
+
 /**
  * The one error type that crosses from domain code to transports. Each transport maps `status` and
  * `code` onto its own wire form (HTTP status + envelope, gRPC status + trailer, CLI exit code).
  */
-export type ErrorCode =
-  | 'bad_request'
-  | 'conflict'
-  | 'unsupported_api_version'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'tenant_mismatch'
-  | 'not_found'
-  | 'payload_too_large'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'upstream_error';
-
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -1,19 +1,8 @@
 import { conflict } from '../core/errors.js';
 
-/** Device lifecycle states (api-behaviour §10.4). */
-export const DEVICE_LIFECYCLE_STATES = [
-  'discovered',
-  'quarantined',
-  'verified',
-  'assigned',
-  'active',
-  'healthy',
-  'degraded',
-  'offline',
-  'failed',
-  'retired',
-] as const;
-export type DeviceLifecycleState = (typeof DEVICE_LIFECYCLE_STATES)[number];
+import { DEVICE_LIFECYCLE_STATES, type DeviceLifecycleState } from '../../api/vocabulary/devices.js';
+
+export { DEVICE_LIFECYCLE_STATES, type DeviceLifecycleState } from '../../api/vocabulary/devices.js';
 
 /** Transitions allowed without override; any state may also go to `retired`. */
 const ALLOWED: Record<DeviceLifecycleState, readonly DeviceLifecycleState[]> = {

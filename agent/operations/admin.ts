@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineOperation, type Operation } from '../core/operation.js';
-import { API_VERSION } from '../runtime/versions.js';
+import { defineOperation, type Operation } from './legacy-operation.js';
+import { API_VERSION } from '../../api/versions.js';
 import { assertCanGrant } from '../security/access.js';
 import { assignableRole } from '../security/api-keys.js';
 

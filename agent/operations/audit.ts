@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { badRequest } from '../core/errors.js';
-import { defineOperation, type Operation } from '../core/operation.js';
+import { defineOperation, type Operation } from './legacy-operation.js';
 import { toCefLine, toJsonlLine } from '../audit/export-formats.js';
-import { API_VERSION } from '../runtime/versions.js';
+import { API_VERSION } from '../../api/versions.js';
 
 /** The mutation audit, for Deploy-role principals (api-behaviour §10.10). */
 export const auditOperations: Operation[] = [

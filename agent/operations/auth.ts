@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { badRequest, unauthorized } from '../core/errors.js';
-import type { OperationContext } from '../core/operation.js';
+import type { OperationContext } from './legacy-operation.js';
 import type { Principal } from '../security/principal.js';
 import { publishAuthFailed } from '../security/access.js';
-import { defineOperation, type Operation } from '../core/operation.js';
-import { API_VERSION } from '../runtime/versions.js';
+import { defineOperation, type Operation } from './legacy-operation.js';
+import { API_VERSION } from '../../api/versions.js';
 import { permissionsOf, rbacMatrix } from '../security/rbac.js';
 
 /** Sessions, the caller's own identity and the RBAC matrix (api-behaviour §5.4, §8.5, §10.1). */

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { badRequest } from '../core/errors.js';
-import { defineOperation, type Operation } from '../core/operation.js';
+import { defineOperation, type Operation } from './legacy-operation.js';
 import type { DeviceRecord } from '../devices/device-registry.js';
 import { DEVICE_LIFECYCLE_STATES } from '../devices/lifecycle.js';
-import { API_VERSION } from '../runtime/versions.js';
+import { API_VERSION } from '../../api/versions.js';
 
 function entry(d: DeviceRecord) {
   return {

@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { badRequest } from '../core/errors.js';
-import { defineOperation, type Operation, type OperationContext } from '../core/operation.js';
+import { defineOperation, type Operation, type OperationContext } from './legacy-operation.js';
 import type { EntityDeclaration } from '../entities/declaration.js';
 import { list, type Criteria } from '../entities/filters.js';
 import { HEALTH_STATUSES, LIFECYCLE_STATES, READINESS_STATUSES, RELATIONSHIP_KINDS, TRUST_STATUSES } from '../entities/kinds.js';
-import { API_VERSION } from '../runtime/versions.js';
+import { API_VERSION } from '../../api/versions.js';
 import { roleAllows } from '../security/rbac.js';
 
 const actor = (ctx: OperationContext) => ctx.principal?.user_id ?? ctx.principal?.key_id ?? 'operator';

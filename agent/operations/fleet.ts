@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { defineOperation, type Operation } from '../core/operation.js';
+import { defineOperation, type Operation } from './legacy-operation.js';
 import type { DeviceRecord } from '../devices/device-registry.js';
 import type { Services } from '../runtime/services.js';
-import { API_VERSION } from '../runtime/versions.js';
+import { API_VERSION } from '../../api/versions.js';
 
 function table(tree: Record<string, unknown> | undefined, key: string): Record<string, unknown> {
   const v = tree?.[key];

@@ -1,11 +1,11 @@
-import type { Operation } from '../core/operation.js';
+import type { OperationSpec } from '../../api/spec.js';
+import { splitOperation, type Operation } from './legacy-operation.js';
 import { adminOperations } from './admin.js';
 import { auditOperations } from './audit.js';
 import { authOperations } from './auth.js';
 import { deviceOperations, halOperations } from './devices.js';
 import { entityOperations } from './entities.js';
 import { fleetOperations } from './fleet.js';
-import { metaOperations } from './meta.js';
 import { oidcOperations } from './oidc.js';
 import { programOperations } from './programs.js';
 import { rpcOperations } from './rpc.js';
@@ -15,8 +15,7 @@ import { sreOperations } from './sre.js';
  * The operation table (brief §2): every operation of the API, declared once. REST routes, the
  * OpenAPI document, the CLI commands (and the gRPC service and JSON-RPC gateway) derive from it.
  */
-export const OPERATIONS: readonly Operation[] = [
-  ...metaOperations,
+const COMBINED: readonly Operation[] = [
   ...authOperations,
   ...adminOperations,
   ...auditOperations,
@@ -29,3 +28,8 @@ export const OPERATIONS: readonly Operation[] = [
   ...programOperations,
   ...rpcOperations,
 ];
+
+const split = COMBINED.map(splitOperation);
+/** Specs of the combined operation modules, in table order; they follow the contract's `SPECS`. */
+export const LEGACY_SPECS: readonly OperationSpec[] = split.map((s) => s.spec);
+export const LEGACY_BINDINGS = split.map((s) => s.binding);

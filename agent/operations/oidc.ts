@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { badRequest, forbidden } from '../core/errors.js';
-import { defineOperation, type Operation } from '../core/operation.js';
-import { API_VERSION } from '../runtime/versions.js';
+import { defineOperation, type Operation } from './legacy-operation.js';
+import { API_VERSION } from '../../api/versions.js';
 import { assertCanGrant, publishAuthFailed } from '../security/access.js';
 import { parseRole } from '../security/rbac.js';
 import { entryRole } from '../security/users.js';

@@ -1,8 +1,6 @@
-import { RPC_METHOD_PREFIX } from '../api/rpc-contract.js';
-import { defineOperation, type HttpMethod, type Operation, type RpcRequestKind } from '../core/operation.js';
+import { defineOperation, type HttpMethod, type Operation, type RpcRequestKind } from './legacy-operation.js';
 import { programQuerySchema, programRequestSchema, type ProgramQuery, type ProgramRequest } from '../programs/program-request.js';
 import type { ProgramService } from '../programs/program-service.js';
-import { enforceAccess } from '../security/access.js';
 
 /**
  * Program operations (spec "Program operations", program-language §8–§23). Each entry names the
@@ -25,6 +23,8 @@ export interface ProgramOperationSpec {
    * show the robot's own code. The analyses are open reads (docs/security.md §6).
    */
   sensitive?: true;
+  /** The body field that makes this call a write (`OperationSpec.mutatesWhen`). */
+  mutatesWhen?: { bodyField: string };
   run(programs: ProgramService, input: ProgramRequest & ProgramQuery): unknown;
 }
 
@@ -118,6 +118,8 @@ export const PROGRAM_OPERATION_SPECS: readonly ProgramOperationSpec[] = [
     rpc: { name: 'RunProgramSimulation', request: 'JsonBodyRequest' },
     jsonRpc: true,
     cli: ['sim'],
+    // Recording writes a trace file: that call needs Operate and is audited by the kernel (docs/wire-decisions.md D2).
+    mutatesWhen: { bodyField: 'record_trace' },
     input: body,
     run: (p, r) => p.run('simulate', r),
   },
@@ -194,14 +196,6 @@ export const PROGRAM_OPERATION_SPECS: readonly ProgramOperationSpec[] = [
   },
 ];
 
-/**
- * Simulation with `record_trace` writes a file, so it is a mutation of the Operate action (D2);
- * every other program operation is a read of its path.
- */
-function isRecording(spec: ProgramOperationSpec, input: ProgramRequest): boolean {
-  return spec.id === 'runProgramSimulation' && input.record_trace === true;
-}
-
 export const programOperations: Operation[] = PROGRAM_OPERATION_SPECS.map((spec) =>
   defineOperation<ProgramRequest, ProgramQuery>({
     id: spec.id,
@@ -213,26 +207,12 @@ export const programOperations: Operation[] = PROGRAM_OPERATION_SPECS.map((spec)
     access: spec.sensitive ? { kind: 'sensitive-read' } : { kind: 'read' },
     ...(spec.rpc ? { rpc: spec.rpc } : {}),
     ...(spec.jsonRpc ? { jsonRpc: true } : {}),
+    ...(spec.mutatesWhen ? { mutatesWhen: spec.mutatesWhen } : {}),
     cli: spec.cli,
     ...(spec.input === 'body' ? { body: programRequestSchema } : { query: programQuerySchema }),
     handler({ body: b, query: q }, ctx) {
       const input = (spec.input === 'body' ? b : q) as ProgramRequest & ProgramQuery;
-      const recording = isRecording(spec, input);
-      if (recording && ctx.transport !== 'cli') enforceAccess({ kind: 'action', action: 'Operate' }, ctx.principal, ctx.services);
-      const result = spec.run(ctx.services.programs, input);
-      // The one read-like operation that writes: the transports do not audit it (its access rule is
-      // `read`, so it is not `isMutation`), so it records itself, once, in the form of its transport
-      // (docs/security.md §10).
-      if (recording) {
-        const audit = ctx.services.audit;
-        const common = { correlationId: ctx.correlationId, principal: ctx.principal };
-        if ((ctx.transport === 'grpc' || ctx.transport === 'jsonrpc') && spec.rpc) {
-          audit.recordRpcMutation({ transport: ctx.transport, rpc: `${RPC_METHOD_PREFIX}${spec.rpc.name}`, method: spec.method, path: spec.path, ...common });
-        } else {
-          audit.recordApiMutation({ method: spec.method, path: spec.path, status: 200, ...common });
-        }
-      }
-      return result;
+      return spec.run(ctx.services.programs, input);
     },
   }),
 );

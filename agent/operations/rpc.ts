@@ -1,4 +1,4 @@
-import { defineOperation, type Operation } from '../core/operation.js';
+import { defineOperation, type Operation } from './legacy-operation.js';
 import { handleJsonRpc, rpcRequestSchema, type RpcRequest } from '../rpc/jsonrpc-gateway.js';
 
 /** The JSON-RPC gateway for clients without a gRPC stack (spec: Transports; api-behaviour §12). */

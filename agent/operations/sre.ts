@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineOperation, type Operation } from '../core/operation.js';
-import { API_VERSION } from '../runtime/versions.js';
+import { defineOperation, type Operation } from './legacy-operation.js';
+import { API_VERSION } from '../../api/versions.js';
 
 const createBody = z.lazy(() => z.object({
   title: z.string().min(1, 'missing title').max(500),

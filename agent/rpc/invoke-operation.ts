@@ -1,11 +1,10 @@
-import { idFields, pathParamSources, REQUEST_MESSAGE_FIELDS } from '../api/rpc-contract.js';
+import { idFields, pathParamSources, REQUEST_MESSAGE_FIELDS } from '../../api/rpc-contract.js';
 import { badRequest, payloadTooLarge } from '../core/errors.js';
 import { parseJsonObject } from '../core/json-body.js';
-import { accessOf, isMutation, type Operation } from '../core/operation.js';
-import { parseInput } from '../core/validate.js';
+import { invoke } from '../core/invoke.js';
+import { accessOf, type Operation } from '../core/operation.js';
 import type { Services } from '../runtime/services.js';
 import { enforceAccess } from '../security/access.js';
-import { commitState } from '../state/commit.js';
 import type { Principal } from '../security/principal.js';
 
 /**
@@ -24,8 +23,6 @@ export interface RpcCall {
   principal: Principal | null;
   correlationId: string;
   transport: 'grpc' | 'jsonrpc';
-  /** Full method name for the audit (`svc.v1.ControlCenter/<Rpc>`). */
-  method: string;
 }
 
 /** Path parameters carried by message fields; those read from `body_json` stay `{name}` here. */
@@ -38,11 +35,6 @@ function paramsFromFields(op: Operation, fields: RpcFields): Record<string, stri
     params[param] = value;
   }
   return params;
-}
-
-/** `/v1/devices/{id}` with `{id: 'cam-1'}` → `/v1/devices/cam-1` (unfilled parameters stay as they are). */
-export function concretePath(path: string, params: Record<string, string>): string {
-  return path.replace(/\{([^}]+)\}/g, (whole, name: string) => (params[name] !== undefined ? encodeURIComponent(params[name]!) : whole));
 }
 
 /** Query parameters: the `query` text (first value of a repeated key, as REST) plus unused id fields. */
@@ -87,31 +79,23 @@ export function checkRpcAccess(call: Pick<RpcCall, 'op' | 'fields' | 'principal'
   enforceAccess(accessOf(call.op), call.principal, services, { operation: call.op.id, rpc: call.op.rpc!.name });
 }
 
-/** Runs the operation and returns its JSON body (the same value REST serialises). */
+/** Runs the operation through the invoke kernel and returns its JSON body (the same value REST serialises). */
 export async function invokeRpcOperation(call: RpcCall, services: Services): Promise<unknown> {
-  const { op, fields, principal } = call;
-  // Access first (an unauthenticated malformed call is refused as unauthenticated, as on REST).
+  const { op, fields } = call;
+  // Access first (an unauthenticated malformed call is refused as unauthenticated, as on REST): the
+  // ids carried as fields are checked here, the body and the ids it carries only after access.
   const params = paramsFromFields(op, fields);
-  enforceAccess(accessOf(op), principal, services, { operation: op.id, rpc: op.rpc!.name });
-  const rawBody = bodyFromFields(op, fields, params, services.settings.maxBodyBytes);
-  const input = {
-    body: parseInput(op.body, rawBody, 'body'),
-    query: parseInput(op.query, queryFromFields(op, fields), 'query'),
-    params,
-  };
-  const result = await op.handler(input, { services, principal, correlationId: call.correlationId, transport: call.transport });
-  // An OK status promises the change is on disk (docs/security.md §10, "Durability").
-  if (op.method !== 'GET') await commitState();
-  if (isMutation(op)) {
-    services.audit.recordRpcMutation({
-      transport: call.transport,
-      rpc: call.method,
-      method: op.method,
-      path: concretePath(op.path, params),
+  return invoke(
+    op,
+    {
+      principal: call.principal,
       correlationId: call.correlationId,
-      principal,
-    });
-    await commitState();
-  }
-  return result;
+      transport: call.transport,
+      params,
+      query: queryFromFields(op, fields),
+      body: () => bodyFromFields(op, fields, params, services.settings.maxBodyBytes),
+      accessDetail: { rpc: op.rpc!.name },
+    },
+    services,
+  );
 }

@@ -1,8 +1,8 @@
 import * as z from 'zod';
-import { findRpc, REQUEST_MESSAGE_FIELDS, RPC_METHOD_PREFIX } from '../api/rpc-contract.js';
+import { findRpc, REQUEST_MESSAGE_FIELDS, RPC_METHOD_PREFIX } from '../../api/rpc-contract.js';
 import { ApiError, badRequest } from '../core/errors.js';
 import type { Operation, OperationContext } from '../core/operation.js';
-import { API_VERSION } from '../runtime/versions.js';
+import { API_VERSION } from '../../api/versions.js';
 import { invokeRpcOperation, type RpcFields } from './invoke-operation.js';
 
 /**
@@ -66,7 +66,6 @@ export async function handleJsonRpc(request: RpcRequest, ctx: OperationContext):
         principal: ctx.principal,
         correlationId: ctx.correlationId,
         transport: 'jsonrpc',
-        method: request.method,
       },
       ctx.services,
     );

@@ -3,41 +3,21 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import type { WebSocketServer } from 'ws';
-import { MutationAudit } from '../audit/mutation-audit.js';
+import type { OperationSpec } from '../../api/spec.js';
 import { ApiError } from '../core/errors.js';
-import type { Operation } from '../core/operation.js';
-import { canFactory } from '../devices/attachments/can-factory.js';
-import { mqttFactory } from '../devices/attachments/mqtt-factory.js';
-import { serialFactory } from '../devices/attachments/serial-factory.js';
-import { DeviceHub } from '../devices/device-hub.js';
-import { DevicePool } from '../devices/device-pool.js';
-import { DeviceRegistry } from '../devices/device-registry.js';
-import { resolveHalSettings } from '../settings/hal.js';
-import { HealthMonitor } from '../devices/health-monitor.js';
-import { EntityService } from '../entities/entity-service.js';
+import { bindOperations, type HandlerBinding } from '../core/handlers.js';
+import type { Boot } from '../core/module.js';
 import type { ProgramFactsSource } from '../entities/program-facts.js';
-import { IncidentService } from '../incidents/incidents.js';
 import { EventBus } from '../events/event-bus.js';
-import { streamEventName } from '../events/platform-events.js';
-import { AlertService } from '../observability/alerts.js';
-import { openTraceRing } from '../observability/traces.js';
-import { OPERATIONS } from '../operations/index.js';
 import { loadProjectContext } from '../project/project-context.js';
-import { ProgramService } from '../programs/program-service.js';
-import { ApiKeyStore } from '../security/api-keys.js';
-import { Credentials } from '../security/credentials.js';
 import { resolveSecrets } from '../security/secrets.js';
-import { OidcService } from '../security/oidc/oidc-service.js';
-import { SessionTokens } from '../security/sessions.js';
-import { UserDirectory } from '../security/users.js';
-import { RateLimiter } from '../security/rate-limit.js';
 import { loadSettings, type Settings } from '../settings/settings.js';
 import { ensureStateDir } from '../state/state-dir.js';
-import { TelemetryStore } from '../telemetry/telemetry-store.js';
 import type { GrpcServer } from '../transports/grpc/grpc-server.js';
 import type { HttpStack } from '../transports/http/http-stack.js';
 import type { StreamConnection } from '../transports/ws/stream-connection.js';
 import { formatBindAddress, parseBindAddress } from './bind-address.js';
+import { AGENT_SPECS, MODULES } from './modules.js';
 import type { Services } from './services.js';
 
 export interface AgentOptions {
@@ -77,9 +57,11 @@ export class Agent {
     readonly services: Services,
     private readonly options: AgentOptions,
     private readonly log: (line: string) => void,
+    /** Opened modules with something to close, in opening order. */
+    private readonly modules: { name: string; close: () => void | Promise<void> }[],
   ) {}
 
-  static async create(options: AgentOptions = {}, operations: readonly Operation[] = OPERATIONS): Promise<Agent> {
+  static async create(options: AgentOptions = {}, extra: ExtraOperations = {}): Promise<Agent> {
     const cwd = options.cwd ?? process.cwd();
     const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
     const settings: Settings = loadSettings(options.env, cwd);
@@ -89,95 +71,39 @@ export class Agent {
     const secrets = resolveSecrets(settings, log);
     const project = loadProjectContext({ configPath: options.configPath ?? null, programPath: options.programPath ?? null, cwd });
 
-    const bus = new EventBus();
-    const telemetry = new TelemetryStore(settings.stateDir, {
-      capacity: settings.rings.telemetry,
-      historyMaxBytes: settings.telemetryHistoryMaxBytes,
-      historyFiles: settings.telemetryHistoryFiles,
-    });
-    // Platform events reach the stream (and the telemetry history) as `kind: platform` telemetry.
-    bus.subscribe((e) =>
-      telemetry.append({
-        kind: 'platform',
-        event_type: streamEventName(e.type),
-        source: e.source,
-        ...(e.entity_id !== undefined ? { entity_id: e.entity_id } : {}),
-        payload: e.payload,
-        timestamp_ms: Date.parse(e.timestamp),
-      }),
-    );
-
-    const alerts = await AlertService.open(settings.stateDir, settings.rings.alerts, settings.alertDedupSecs, log);
-    const hal = resolveHalSettings(settings.hal, project.config);
-    const devices = await DeviceRegistry.open(settings.stateDir, project.config);
-    const health = new HealthMonitor({ devices, bus, alerts, telemetry }, hal.offlineAfterMs);
-    const deviceHub = new DeviceHub({ registry: devices, health, telemetry, bus, hal, log });
-    deviceHub.register(mqttFactory(hal));
-    deviceHub.register(serialFactory(hal));
-    deviceHub.register(canFactory(hal));
-    const programs = new ProgramService({
-      projectRoot: project.projectRoot,
-      config: project.config,
-      programPath: project.programPath,
-      stateDir: settings.stateDir,
-      decisions: settings.decisions,
-      confineToRoot: true,
-      cwd,
-      devices: () => devices.list().map((d) => ({ id: d.id, logical_name: d.logical_name, type: d.device_type })),
-    });
-    const audit = new MutationAudit(settings.stateDir, settings.mutationAuditPath, secrets.auditSigningKey, bus, alerts, log, {
-      segmentBytes: settings.auditSegmentBytes,
-    });
-    const entities = await EntityService.open({
-      overlayFile: settings.entityOverlayPath,
-      config: project.config,
-      devices: () => devices.list(),
-      // Robots and missions of the --program (entity operations await programs.prepareFacts()).
-      programFacts: options.programFacts ?? (() => programs.programFacts()),
-      bus,
-      alerts: () => alerts.list(),
-      // Streamed from the chain's files: no copy of the chain is kept in memory.
-      auditRecords: () => audit.chain.records(),
-      warn: (m) => log(`warning: ${m}`),
-    });
-    const users = await UserDirectory.open(settings.stateDir, project.config?.humans ?? []);
-    const services: Services = {
+    // The container starts with what the agent itself knows; each module adds its services.
+    const services = {
       settings,
       startedAtMs: Date.now(),
       listen: { bind: null, grpcBind: null },
       project,
-      bus,
-      traces: await openTraceRing(settings.stateDir, settings.rings.traces),
-      alerts,
-      telemetry,
-      devices,
-      devicePool: new DevicePool(devices, health, alerts, project.config),
-      hal,
-      deviceHub,
-      incidents: await IncidentService.open(settings.stateDir, alerts),
-      entities,
-      credentials: new Credentials(
-        await ApiKeyStore.open({
-          file: settings.apiKeysFile,
-          pepper: secrets.pepper,
-          // Keys files of earlier versions were hashed with the specification's fallback pepper.
-          legacyPepper: secrets.explicit.pepper ? null : settings.legacyPepper,
-          tenantId: settings.tenantId,
-          envKey: settings.apiKey,
-          log,
-        }),
-        new SessionTokens({ ...settings.session, secret: secrets.sessionSecret, tenantId: settings.tenantId }),
-        // Sessions are checked against the directory on every request and every refresh.
-        users,
-      ),
-      users,
-      oidc: await OidcService.open({ stateDir: settings.stateDir, redirectUri: settings.oidc.redirectUri, log }),
-      audit,
-      rateLimiter: new RateLimiter(settings.rateLimitPerMinute),
-      programs,
-      operations,
-    };
-    return new Agent(services, options, log);
+      bus: new EventBus(),
+      operations: [],
+    } as Partial<Services> as Services;
+    const provided = new Set<string>(Object.keys(services));
+    const boot: Boot = { secrets, cwd, log, ...(options.programFacts ? { programFacts: options.programFacts } : {}) };
+    const handlers: HandlerBinding[] = [];
+    const opened: { name: string; close: () => void | Promise<void> }[] = [];
+    try {
+      for (const module of MODULES) {
+        const m = await module.open({
+          boot,
+          use: (name) => {
+            if (!provided.has(name)) throw new Error(`module ${module.name} uses ${name}, which no module opened before it provides`);
+            return services[name];
+          },
+        });
+        Object.assign(services, m.provides);
+        for (const name of Object.keys(m.provides ?? {})) provided.add(name);
+        handlers.push(...(m.handlers ?? []));
+        if (m.close) opened.push({ name: module.name, close: m.close.bind(m) });
+      }
+      services.operations = bindOperations([...AGENT_SPECS, ...(extra.specs ?? [])], [...handlers, ...(extra.handlers ?? [])], services);
+    } catch (err) {
+      await closeModules(opened, log);
+      throw err;
+    }
+    return new Agent(services, options, log, opened);
   }
 
   /**
@@ -302,17 +228,25 @@ export class Agent {
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
     }
-    this.services.telemetry.close();
-    this.services.audit.close();
-    await this.services.traces.close();
-    await this.services.alerts.close();
-    await this.services.users.flush();
-    await this.services.deviceHub.close();
-    await this.services.devices.flush();
-    await this.services.incidents.flush();
-    await this.services.entities.flush();
-    await this.services.oidc.flush();
-    await this.services.credentials.keys.flush();
+    const modules = this.modules.splice(0);
+    await closeModules(modules, this.log);
+  }
+}
+
+/** Extra specs and handlers beside the contract's (tests probing a new domain). */
+export interface ExtraOperations {
+  specs?: readonly OperationSpec[];
+  handlers?: readonly HandlerBinding[];
+}
+
+/** Closes modules in reverse order of opening; one failing to close does not keep the others open. */
+async function closeModules(modules: readonly { name: string; close: () => void | Promise<void> }[], log: (line: string) => void): Promise<void> {
+  for (const m of [...modules].reverse()) {
+    try {
+      await m.close();
+    } catch (err) {
+      log(`warning: closing ${m.name}: ${(err as Error).message}`);
+    }
   }
 }
 

@@ -30,13 +30,6 @@ export const SVC_VERSION: string = (() => {
   }
 })();
 
-export const SERVICE_NAME = 'svc-control-center';
-export const API_VERSION = 'v1';
-export const SUPPORTED_API_VERSIONS = ['v1'] as const;
-/** Semver of `proto/svc/v1/control_center.proto`; the authoritative gRPC protocol version. */
-export const PROTO_SEMVER = '1.0.17';
-export const PROTO_PACKAGE = 'svc.v1';
-export const PROTO_FILE = 'proto/svc/v1/control_center.proto';
 /**
  * The agent ships no embedded web panel; the reference reports `0.0.0` when no UI package was built
  * in, and so do we until one is.

@@ -1,19 +1,8 @@
 /** Roles and actions of the RBAC matrix (api-behaviour §5). Pure data, no transport knowledge. */
 
-export const ROLES = [
-  'administrator',
-  'supervisor',
-  'developer',
-  'operator',
-  'safety_officer',
-  'auditor',
-  'guest',
-] as const;
-export type Role = (typeof ROLES)[number];
+import { ACTIONS, ROLES, type Action, type Role } from '../../api/roles.js';
 
-/** Canonical order; every listing of actions uses it. */
-export const ACTIONS = ['Deploy', 'Operate', 'Approve', 'Override', 'Shutdown', 'Recover', 'Delete', 'Provision'] as const;
-export type Action = (typeof ACTIONS)[number];
+export { ACTIONS, ROLES, type Action, type Role } from '../../api/roles.js';
 
 const MATRIX: Record<Role, readonly Action[]> = {
   administrator: ACTIONS,

@@ -20,7 +20,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const dist = (p) => import(path.join(ROOT, 'dist', p));
 const { Agent } = await dist('agent/runtime/agent.js');
 const { platformEvent } = await dist('agent/events/platform-events.js');
-const { buildRpcContract } = await dist('agent/api/rpc-contract.js');
+const { buildRpcContract } = await dist('api/rpc-contract.js');
 const { buildServiceDefinition } = await dist('agent/transports/grpc/service-definition.js');
 const { createServer } = await import('nice-grpc');
 
@@ -73,7 +73,7 @@ function client(args, onLine) {
 
 try {
   // Reference point: the same service definition, no guard, no handler, fixed answer bytes.
-  const dashboard = JSON.stringify(await agent.services.operations.find((o) => o.id === 'getDashboard').handler({ body: {}, query: {}, params: {} }, { services: agent.services, principal: null, correlationId: 'bench', transport: 'grpc' }));
+  const dashboard = JSON.stringify(await agent.services.operations.find((o) => o.id === 'getDashboard').handler({ body: {}, query: {}, params: {} }, { principal: null, correlationId: 'bench', transport: 'grpc' }));
   const bare = createServer();
   const contract = buildRpcContract(agent.services.operations);
   bare.add(buildServiceDefinition(contract), Object.fromEntries(contract.rpcs.map((r) => [r.name, async () => ({ json: dashboard, status: 'ok' })])));

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Operation } from '../../agent/core/operation.js';
-import { Agent, type AgentOptions } from '../../agent/runtime/agent.js';
+
+import { Agent, type AgentOptions, type ExtraOperations } from '../../agent/runtime/agent.js';
 
 export interface RunningAgent {
   agent: Agent;
@@ -23,12 +23,12 @@ export function tempDir(prefix = 'svc-test-'): string {
  * `env` is the complete environment the agent sees (nothing leaks in from the test process).
  */
 export async function startAgent(
-  options: { env?: Record<string, string>; stateDir?: string; operations?: readonly Operation[] } & Omit<AgentOptions, 'env' | 'bind'> = {},
+  options: { env?: Record<string, string>; stateDir?: string; extra?: ExtraOperations } & Omit<AgentOptions, 'env' | 'bind'> = {},
 ): Promise<RunningAgent> {
   const stateDir = options.stateDir ?? tempDir('svc-state-');
   const env = { SVC_CONTROL_CENTER_STATE_DIR: stateDir, ...(options.env ?? {}) };
-  const { operations, ...agentOptions } = options;
-  const agent = await Agent.create({ ...agentOptions, env, bind: '127.0.0.1:0', log: () => undefined }, ...(operations ? [operations] : []));
+  const { extra, ...agentOptions } = options;
+  const agent = await Agent.create({ ...agentOptions, env, bind: '127.0.0.1:0', log: () => undefined }, extra ?? {});
   const bind = await agent.listen();
   const baseUrl = `http://${bind}`;
   const doFetch = (pathname: string, init?: RequestInit) => fetch(`${baseUrl}${pathname}`, init);

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { accessLabel, accessOf, defineOperation, isMutation, type Operation } from '../../agent/core/operation.js';
-import { OPERATIONS } from '../../agent/operations/index.js';
+import { accessLabel, accessOf, defineSpec, isAudited, isMutation } from '../../api/spec.js';
+import { handlersFor } from '../../agent/core/handlers.js';
+import type { ExtraOperations } from '../../agent/runtime/agent.js';
+import { AGENT_SPECS } from '../../agent/runtime/modules.js';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,11 +21,11 @@ afterEach(async () => {
   running = [];
 });
 
-async function agentWith(env: Record<string, string>, operations: readonly Operation[] = OPERATIONS): Promise<RunningAgent> {
+async function agentWith(env: Record<string, string>, extra: ExtraOperations = {}): Promise<RunningAgent> {
   const stateDir = tempDir('svc-access-');
   const keys = path.join(stateDir, 'keys.json');
   fs.writeFileSync(keys, JSON.stringify(Object.entries(KEYS).map(([role, token]) => ({ key_id: role, token, role: role === 'admin' ? 'administrator' : role }))));
-  const a = await startAgent({ stateDir, env: { SVC_API_KEYS_FILE: keys, ...env }, operations });
+  const a = await startAgent({ stateDir, env: { SVC_API_KEYS_FILE: keys, ...env }, extra });
   running.push(a);
   return a;
 }
@@ -34,20 +36,20 @@ describe('access rules of every operation', () => {
   it('every operation has one of the five rules, and the OpenAPI document shows it and its audit rule', async () => {
     const a = await agentWith({});
     const doc = (await a.json('/v1/openapi.json')).body;
-    for (const op of OPERATIONS) {
+    for (const op of AGENT_SPECS) {
       const label = accessLabel(accessOf(op));
       expect(label, op.id).toMatch(LABELS);
       const entry = doc.paths[op.path][op.method.toLowerCase()];
       expect(entry['x-svc-access'], op.id).toBe(label);
-      expect(entry['x-svc-audit'], op.id).toBe(isMutation(op));
+      expect(entry['x-svc-audit'], op.id).toBe(isAudited(op));
     }
     // Reads are never audited; every action/admin mutation is.
-    expect(OPERATIONS.filter((o) => o.method === 'GET' && isMutation(o))).toEqual([]);
+    expect(AGENT_SPECS.filter((o) => o.method === 'GET' && isMutation(o))).toEqual([]);
   });
 
   it('under SVC_API_REQUIRE_AUTH_READS every sensitive read refuses anonymous callers and every open read answers them', async () => {
     const a = await agentWith({ SVC_API_REQUIRE_AUTH_READS: '1' });
-    const gets = OPERATIONS.filter((o) => o.method === 'GET' && o.path !== '/v1/openapi.json');
+    const gets = AGENT_SPECS.filter((o) => o.method === 'GET' && o.path !== '/v1/openapi.json');
     const wrong: string[] = [];
     for (const op of gets) {
       const kind = accessOf(op).kind;
@@ -66,7 +68,7 @@ describe('access rules of every operation', () => {
   it('under SVC_API_REQUIRE_AUTH_ALL_READS every read but the public ones refuses anonymous callers', async () => {
     const a = await agentWith({ SVC_API_REQUIRE_AUTH_ALL_READS: '1' });
     const wrong: string[] = [];
-    for (const op of OPERATIONS.filter((o) => o.method === 'GET')) {
+    for (const op of AGENT_SPECS.filter((o) => o.method === 'GET')) {
       const status = (await a.fetch(concrete(op.path))).status;
       const pub = accessOf(op).kind === 'public';
       if (pub === (status === 401)) wrong.push(`${op.path}: ${status}`);
@@ -75,27 +77,27 @@ describe('access rules of every operation', () => {
   });
 
   it('a new operation that declares no access is closed: a sensitive read, or an Operate mutation', async () => {
-    const probe = defineOperation({
+    const probe = defineSpec({
       id: 'probeNewDomain',
       group: 'probe',
       summary: 'a route of a domain nobody has classified',
       method: 'GET',
       path: '/v1/new-domain/things',
-      handler: () => ({ things: ['secret'] }),
     });
-    const write = defineOperation({
+    const write = defineSpec({
       id: 'probeNewDomainWrite',
       group: 'probe',
       summary: 'a write nobody has classified',
       method: 'POST',
       path: '/v1/new-domain/things',
-      handler: () => ({ ok: true }),
     });
+    const on = handlersFor([]);
+    const handlers = [on(probe, () => ({ things: ['secret'] })), on(write, () => ({ ok: true }))];
     expect(accessOf(probe)).toEqual({ kind: 'sensitive-read' });
     expect(accessOf(write)).toEqual({ kind: 'action', action: 'Operate' });
     expect(isMutation(write)).toBe(true);
 
-    const a = await agentWith({ SVC_API_REQUIRE_AUTH_READS: '1' }, [...OPERATIONS, probe, write]);
+    const a = await agentWith({ SVC_API_REQUIRE_AUTH_READS: '1' }, { specs: [probe, write], handlers });
     expect((await a.fetch('/v1/new-domain/things')).status).toBe(401);
     expect((await a.fetch('/v1/new-domain/things', { headers: { authorization: `Bearer ${KEYS.auditor}` } })).status).toBe(200);
     const post = (key: string | null) =>

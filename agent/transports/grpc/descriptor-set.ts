@@ -1,6 +1,6 @@
 import descriptorPb from 'google-protobuf/google/protobuf/descriptor_pb.js';
-import type { ProtoScalar, RpcContract } from '../../api/rpc-contract.js';
-import { PROTO_FILE } from '../../runtime/versions.js';
+import type { ProtoScalar, RpcContract } from '../../../api/rpc-contract.js';
+import { PROTO_FILE } from '../../../api/versions.js';
 
 const { FileDescriptorProto, FileDescriptorSet, DescriptorProto, FieldDescriptorProto, ServiceDescriptorProto, MethodDescriptorProto } = descriptorPb;
 

@@ -1,6 +1,6 @@
 import { Metadata, ServerError, Status } from 'nice-grpc';
 import { ApiError, type ErrorCode } from '../../core/errors.js';
-import { SUPPORTED_API_VERSIONS } from '../../runtime/versions.js';
+import { SUPPORTED_API_VERSIONS } from '../../../api/versions.js';
 
 /** REST error code → gRPC status (D16, api-behaviour §13.3). */
 const STATUS_BY_CODE: Record<ErrorCode, Status> = {

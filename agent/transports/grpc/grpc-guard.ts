@@ -1,5 +1,5 @@
 import type { Metadata } from 'nice-grpc';
-import { checkApiVersion } from '../../api/api-version.js';
+import { checkApiVersion } from '../../core/api-version.js';
 import { rateLimited, unauthorized } from '../../core/errors.js';
 import type { Services } from '../../runtime/services.js';
 import { publishAuthFailed } from '../../security/access.js';

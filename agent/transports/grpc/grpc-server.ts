@@ -1,12 +1,12 @@
 import { createServer, type CallContext, type Server } from 'nice-grpc';
 import { ServerReflection, ServerReflectionService } from 'nice-grpc-server-reflection';
-import { correlationIdOf } from '../../api/correlation-id.js';
-import { buildRpcContract, RPC_METHOD_PREFIX, SERVICE_FULL_NAME, type ProtoRpc } from '../../api/rpc-contract.js';
+import { correlationIdOf } from '../../../api/correlation-id.js';
+import { buildRpcContract, RPC_METHOD_PREFIX, SERVICE_FULL_NAME, type ProtoRpc } from '../../../api/rpc-contract.js';
 import { accessOf, type Operation } from '../../core/operation.js';
 import { checkRpcAccess, invokeRpcOperation } from '../../rpc/invoke-operation.js';
 import { formatBindAddress, parseBindAddress } from '../../runtime/bind-address.js';
 import type { Services } from '../../runtime/services.js';
-import { PROTO_SEMVER } from '../../runtime/versions.js';
+import { PROTO_SEMVER } from '../../../api/versions.js';
 import { encodeDescriptorSet } from './descriptor-set.js';
 import { toServerError } from './grpc-errors.js';
 import { checkStreamAccess, guardCall, takeRateLimit } from './grpc-guard.js';
@@ -95,7 +95,7 @@ function callContext(context: CallContext): string {
   return id;
 }
 
-function handlerFor(rpc: ProtoRpc, services: Services, log: (line: string) => void, server: () => GrpcServer): Handler {
+function handlerFor(rpc: ProtoRpc<Operation>, services: Services, log: (line: string) => void, server: () => GrpcServer): Handler {
   if (rpc.name === 'Health') {
     const count = buildRpcContract(services.operations).rpcs.length;
     return () => ({ status: `ok;${PROTO_SEMVER};rpcs=${count}` });
@@ -132,7 +132,7 @@ function unaryHandler(op: Operation, services: Services, log: (line: string) => 
       // Read policy before the rate limit (§13.3 steps 5, 6); roles are checked with the handler.
       if (['read', 'sensitive-read'].includes(accessOf(op).kind)) checkRpcAccess({ op, fields, principal }, services);
       takeRateLimit(principal, services);
-      const result = await invokeRpcOperation({ op, fields, principal, correlationId, transport: 'grpc', method }, services);
+      const result = await invokeRpcOperation({ op, fields, principal, correlationId, transport: 'grpc' }, services);
       return { json: JSON.stringify(result ?? {}) };
     } catch (err) {
       throw toServerError(err, context.trailer, log);

@@ -1,6 +1,6 @@
 import protobuf from 'protobufjs';
 import type { ServiceDefinition } from 'nice-grpc';
-import { renderProto, type RpcContract } from '../../api/rpc-contract.js';
+import { renderProto, type RpcContract } from '../../../api/rpc-contract.js';
 
 /**
  * The nice-grpc service definition of a contract: the contract is rendered to `.proto` text (the

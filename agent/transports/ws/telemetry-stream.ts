@@ -3,7 +3,7 @@ import { upgradeWebSocket } from '@hono/node-server';
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import { notFound, unauthorized } from '../../core/errors.js';
-import { TELEMETRY_STREAM_PATH } from '../../api/stream-paths.js';
+import { TELEMETRY_STREAM_PATH } from '../../../api/stream-paths.js';
 import { publishAuthFailed } from '../../security/access.js';
 import type { Services } from '../../runtime/services.js';
 import type { HttpEnv } from '../http/http-env.js';

@@ -2,8 +2,9 @@ import type { MiddlewareHandler } from 'hono';
 import { ApiError, notFound, rateLimited, unauthorized } from '../../../core/errors.js';
 import { accessOf, type Access, type Operation } from '../../../core/operation.js';
 import { operationMatcher } from '../operation-matcher.js';
-import { checkApiVersion } from '../../../api/api-version.js';
-import { TELEMETRY_STREAM_PATH } from '../../../api/stream-paths.js';
+import { checkApiVersion } from '../../../core/api-version.js';
+import { invoke } from '../../../core/invoke.js';
+import { TELEMETRY_STREAM_PATH } from '../../../../api/stream-paths.js';
 import { publishAuthFailed } from '../../../security/access.js';
 import { landingPageResponse } from '../../../security/oidc/landing-page.js';
 import { OIDC_CALLBACK_PAGE_PATH } from '../../../security/oidc/urls.js';
@@ -12,7 +13,7 @@ import type { Services } from '../../../runtime/services.js';
 import type { HttpEnv } from '../http-env.js';
 import { errorResponse, isComplete, jsonResponse, responseHeaders, toApiError } from '../responses.js';
 import { authenticate } from '../../../security/authenticate.js';
-import { correlationIdOf } from '../../../api/correlation-id.js';
+import { correlationIdOf } from '../../../../api/correlation-id.js';
 import { stampHeaders } from './cors.js';
 
 const HEALTH_PATHS = new Set(['/health', '/healthz', '/v1/health']);
@@ -23,7 +24,7 @@ function isWebSocketUpgrade(req: Request): boolean {
 }
 
 /**
- * The request pipeline of api-behaviour §3.1, in its order. Each numbered step either answers or
+ * The request pipeline of docs/architecture.md ("A request, step by step"), in its order. Each numbered step either answers or
  * passes on; route dispatch (14) and the handler (15) run in `next()`, tracing (16) after it.
  */
 export function requestPipeline(services: Services, operations: readonly Operation[]): MiddlewareHandler<HttpEnv> {
@@ -95,11 +96,11 @@ export function requestPipeline(services: Services, operations: readonly Operati
       if (req.method === 'OPTIONS') return new Response(null, { status: 204 });
       // 4. Health, always public, any method.
       if (HEALTH_PATHS.has(path)) {
-        return jsonResponse(await healthOp.handler({ body: {}, query: {}, params: {} }, context()), 200, headers);
+        return jsonResponse(await invoke(healthOp, publicCall(), services), 200, headers);
       }
       // 6. OpenAPI, always public, any method; the table is fixed for the process, so build once.
       if (path === '/v1/openapi.json') {
-        openApiBody ??= JSON.stringify(await openApiOp.handler({ body: {}, query: {}, params: {} }, context()));
+        openApiBody ??= JSON.stringify(await invoke(openApiOp, publicCall(), services));
         return new Response(openApiBody, { status: 200, headers: { ...headers } });
       }
       // 7. Static OIDC landing page (reads code/state from its query; §8.6 step 4).
@@ -130,8 +131,9 @@ export function requestPipeline(services: Services, operations: readonly Operati
       return null;
     }
 
-    function context() {
-      return { services, principal: null, correlationId, transport: 'rest' as const };
+    /** Health and the OpenAPI document answer any method, before authentication: an anonymous call. */
+    function publicCall() {
+      return { principal: null, correlationId, transport: 'rest' as const, params: {}, query: {}, body: () => ({}) };
     }
   };
 }

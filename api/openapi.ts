@@ -1,6 +1,7 @@
 import * as z from 'zod';
-import { accessLabel, accessOf, isMutation, pathParams, type Operation } from '../core/operation.js';
-import { API_VERSION, SVC_VERSION } from '../runtime/versions.js';
+import { ERROR_CODES } from './errors.js';
+import { accessLabel, accessOf, isAudited, pathParams, type OperationSpec } from './spec.js';
+import { API_VERSION } from './versions.js';
 
 /** Paths served outside the operation table but documented beside it. */
 export interface ExtraPath {
@@ -34,7 +35,12 @@ const ERROR_RESPONSES: Record<string, string> = {
  * The OpenAPI 3.1 document, derived from the operation table (D12): a route cannot be served
  * without being documented, nor documented without being served.
  */
-export function buildOpenApiDocument(operations: readonly Operation[], extras: readonly ExtraPath[] = []): Record<string, unknown> {
+export function buildOpenApiDocument(
+  operations: readonly OperationSpec[],
+  extras: readonly ExtraPath[] = [],
+  /** `info.version`: the implementation's version (the contract does not know it). */
+  implementationVersion = '0.0.0',
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
   for (const op of operations) {
@@ -71,10 +77,11 @@ export function buildOpenApiDocument(operations: readonly Operation[], extras: r
         ),
       },
       'x-svc-access': accessLabel(access),
-      'x-svc-audit': isMutation(op),
+      'x-svc-audit': isAudited(op),
     };
     if (op.description) entry['description'] = op.description;
     if (op.rpc) entry['x-svc-grpc-rpc'] = op.rpc.name;
+    if (op.mutatesWhen) entry['x-svc-audit-when'] = `body.${op.mutatesWhen.bodyField} is true`;
     if (op.body) {
       entry['requestBody'] = { required: false, content: { 'application/json': { schema: schemaOf(op.body) } } };
     }
@@ -102,7 +109,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], extras: r
     openapi: '3.1.0',
     info: {
       title: OPENAPI_TITLE,
-      version: SVC_VERSION,
+      version: implementationVersion,
       description: `REST API ${API_VERSION} of the svc control center agent. Generated from the operation table.`,
     },
     servers: [{ url: '/' }],
@@ -135,19 +142,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], extras: r
             error: { type: 'string', description: 'Human-readable message' },
             code: {
               type: 'string',
-              enum: [
-                'bad_request',
-                'conflict',
-                'unsupported_api_version',
-                'unauthorized',
-                'forbidden',
-                'tenant_mismatch',
-                'not_found',
-                'payload_too_large',
-                'rate_limited',
-                'internal_error',
-                'upstream_error',
-              ],
+              enum: [...ERROR_CODES],
             },
           },
           additionalProperties: true,

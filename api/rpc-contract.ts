@@ -1,5 +1,5 @@
-import { accessOf, isMutation, pathParams, type Access, type Operation, type RpcRequestKind } from '../core/operation.js';
-import { PROTO_FILE, PROTO_PACKAGE, PROTO_SEMVER } from '../runtime/versions.js';
+import { accessOf, isMutation, pathParams, type Access, type OperationSpec as Operation, type RpcRequestKind } from './spec.js';
+import { PROTO_FILE, PROTO_PACKAGE, PROTO_SEMVER } from './versions.js';
 
 /**
  * The gRPC contract, derived from the operation table (brief §2.1): one unary RPC per operation that
@@ -32,23 +32,23 @@ export interface ProtoMessage {
 
 export type StreamKind = 'events' | 'telemetry';
 
-export interface ProtoRpc {
+export interface ProtoRpc<T extends Operation = Operation> {
   name: string;
   request: string;
   response: string;
   serverStream: boolean;
   comment: string;
   /** The operation behind a unary RPC (null for `Health` and the streams). */
-  operation: Operation | null;
+  operation: T | null;
   stream: StreamKind | null;
 }
 
-export interface RpcContract {
+export interface RpcContract<T extends Operation = Operation> {
   package: string;
   service: string;
   semver: string;
   messages: ProtoMessage[];
-  rpcs: ProtoRpc[];
+  rpcs: ProtoRpc<T>[];
 }
 
 /** Fields of each request message kind, numbered in this order (the reference's messages, §13.1). */
@@ -180,11 +180,11 @@ const STREAM_MESSAGES: ProtoMessage[] = [
   },
 ];
 
-const contracts = new WeakMap<readonly Operation[], RpcContract>();
+const contracts = new WeakMap<readonly Operation[], RpcContract<Operation>>();
 
 /** The contract for an operation table (cached per table: the table is fixed for a process). */
-export function buildRpcContract(operations: readonly Operation[]): RpcContract {
-  const cached = contracts.get(operations);
+export function buildRpcContract<T extends Operation>(operations: readonly T[]): RpcContract<T> {
+  const cached = contracts.get(operations) as RpcContract<T> | undefined;
   if (cached) return cached;
 
   const messages: ProtoMessage[] = [];
@@ -207,7 +207,7 @@ export function buildRpcContract(operations: readonly Operation[]): RpcContract 
   });
   messages.push(...STREAM_MESSAGES);
 
-  const rpcs: ProtoRpc[] = [
+  const rpcs: ProtoRpc<T>[] = [
     { name: 'Health', request: 'Empty', response: 'HealthResponse', serverStream: false, comment: 'Public; never guarded, never rate limited.', operation: null, stream: null },
   ];
   const seen = new Map<string, string>([['Health', '(built in)']]);
@@ -234,8 +234,8 @@ export function buildRpcContract(operations: readonly Operation[]): RpcContract 
     rpcs.push({ ...s, serverStream: true, operation: null });
   }
 
-  const contract: RpcContract = { package: PROTO_PACKAGE, service: SERVICE_NAME, semver: PROTO_SEMVER, messages, rpcs };
-  contracts.set(operations, contract);
+  const contract: RpcContract<T> = { package: PROTO_PACKAGE, service: SERVICE_NAME, semver: PROTO_SEMVER, messages, rpcs };
+  contracts.set(operations, contract as RpcContract<Operation>);
   return contract;
 }
 
@@ -245,7 +245,7 @@ export function rpcCount(operations: readonly Operation[]): number {
 }
 
 /** `svc.v1.ControlCenter/<Rpc>` → the RPC, or null. */
-export function findRpc(operations: readonly Operation[], method: string): ProtoRpc | null {
+export function findRpc<T extends Operation>(operations: readonly T[], method: string): ProtoRpc<T> | null {
   if (!method.startsWith(RPC_METHOD_PREFIX)) return null;
   const name = method.slice(RPC_METHOD_PREFIX.length);
   return buildRpcContract(operations).rpcs.find((r) => r.name === name) ?? null;

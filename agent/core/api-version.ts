@@ -1,10 +1,7 @@
-import { ApiError } from '../core/errors.js';
-import { SUPPORTED_API_VERSIONS } from '../runtime/versions.js';
+import { SUPPORTED_API_VERSIONS, VERSION_POLICY } from '../../api/versions.js';
+import { ApiError } from './errors.js';
 
-export const VERSION_POLICY =
-  'Breaking changes ship under a new /v2/ path prefix. Send X-Svc-Api-Version: v1 or omit the header.';
-
-/** The version header/metadata rule shared by REST and gRPC (D13): absent or empty passes; trimmed, case-insensitive. */
+/** The version header/metadata rule shared by REST and gRPC (docs/wire-decisions.md D13): absent or empty passes; trimmed, case-insensitive. */
 export function checkApiVersion(value: string | null | undefined): ApiError | null {
   if (value === null || value === undefined) return null;
   const v = value.trim();

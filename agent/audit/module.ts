@@ -1,0 +1,14 @@
+import { defineModule } from '../core/module.js';
+import { MutationAudit } from './mutation-audit.js';
+
+/** The hash-chained audit log; opened before the domains whose changes it records, closed after them. */
+export const auditModule = defineModule({
+  name: 'audit',
+  open({ use, boot }) {
+    const settings = use('settings');
+    const audit = new MutationAudit(settings.stateDir, settings.mutationAuditPath, boot.secrets.auditSigningKey, use('bus'), use('alerts'), boot.log, {
+      segmentBytes: settings.auditSegmentBytes,
+    });
+    return { provides: { audit }, close: () => audit.close() };
+  },
+});

@@ -1,0 +1,91 @@
+import { RPC_METHOD_PREFIX } from '../../api/rpc-contract.js';
+import type { Services } from '../runtime/services.js';
+import { enforceAccess } from '../security/access.js';
+import { commitState } from '../state/commit.js';
+import { ApiError } from './errors.js';
+import { accessOf, WRITE_ACCESS_FOR_MUTATES_WHEN, writesOn, type CallContext, type Operation } from './operation.js';
+import { parseInput } from './validate.js';
+
+/** What a transport hands the kernel: the caller, and the raw input as it arrived on its wire. */
+export interface Invocation extends CallContext {
+  /** Path parameters, already taken from the URL or the request message. */
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /**
+   * The raw body object, read only once access has passed (REST reads the request stream here, so an
+   * unauthenticated caller cannot make the agent read a body). Parsing rules are the transport's.
+   */
+  body(): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** The path the audit record names: REST gives the request path; others get the concrete spec path. */
+  auditPath?: string;
+  /** Extra fields for the `AuthFailed` event of a refused call (e.g. the RPC name). */
+  accessDetail?: Record<string, string>;
+}
+
+/** `/v1/devices/{id}` with `{id: 'cam-1'}` → `/v1/devices/cam-1` (unfilled parameters stay as they are). */
+export function concretePath(path: string, params: Record<string, string>): string {
+  return path.replace(/\{([^}]+)\}/g, (whole, name: string) => (params[name] !== undefined ? encodeURIComponent(params[name]!) : whole));
+}
+
+/**
+ * The invoke kernel: the only code that calls a handler, for REST, gRPC, JSON-RPC and the in-process
+ * CLI (docs/architecture.md rule 3). In order:
+ *  1. the spec's access rule (and, for a `mutatesWhen` call that writes, the write access);
+ *  2. body and query validation against the spec's schemas;
+ *  3. the handler, with only the services its domain declared;
+ *  4. durability: a call that changes state is answered only once it is on disk (docs/security.md §10);
+ *  5. audit, decided by the spec and nothing else: a state change exactly once, a read never;
+ *  6. trace: gRPC calls go into the trace ring here (REST and JSON-RPC requests are traced by the
+ *     HTTP pipeline, which also sees requests that reach no operation; the CLI serves no request).
+ */
+export async function invoke(op: Operation, call: Invocation, services: Services): Promise<unknown> {
+  if (call.transport !== 'grpc') return run(op, call, services);
+  const startedAt = performance.now();
+  const timestampMs = Date.now();
+  let status = 200;
+  try {
+    return await run(op, call, services);
+  } catch (err) {
+    status = err instanceof ApiError ? err.status : 500;
+    throw err;
+  } finally {
+    services.traces.append({
+      correlation_id: call.correlationId,
+      method: 'GRPC',
+      path: `/${RPC_METHOD_PREFIX}${op.rpc?.name ?? op.id}`,
+      status,
+      timestamp_ms: timestampMs,
+      duration_ms: Math.round((performance.now() - startedAt) * 1000) / 1000,
+    });
+  }
+}
+
+async function run(op: Operation, call: Invocation, services: Services): Promise<unknown> {
+  const detail = { operation: op.id, ...call.accessDetail };
+  enforceAccess(accessOf(op), call.principal, services, detail);
+  const rawBody = op.method === 'GET' ? {} : await call.body();
+  const writes = writesOn(op, rawBody);
+  if (writes && op.mutatesWhen) enforceAccess(WRITE_ACCESS_FOR_MUTATES_WHEN, call.principal, services, detail);
+  const input = {
+    body: parseInput(op.body, rawBody, 'body'),
+    query: parseInput(op.query, call.query, 'query'),
+    params: call.params,
+  };
+  const ctx: CallContext = { principal: call.principal, correlationId: call.correlationId, transport: call.transport };
+  const result = await op.handler(input, ctx);
+  // A read-like POST may still have touched a store; either way nothing is answered before the disk has it.
+  if (op.method !== 'GET') await commitState();
+  if (writes) {
+    services.audit.recordMutation({
+      transport: call.transport,
+      method: op.method,
+      path: call.auditPath ?? concretePath(op.path, call.params),
+      correlationId: call.correlationId,
+      principal: call.principal,
+      ...(op.rpc ? { rpc: `${RPC_METHOD_PREFIX}${op.rpc.name}` } : {}),
+    });
+    // The record too is on disk before the answer (one group fsync of the chain).
+    await commitState();
+  }
+  return result;
+}

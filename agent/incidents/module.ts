@@ -1,0 +1,11 @@
+import { defineModule } from '../core/module.js';
+import { IncidentService } from './incidents.js';
+
+/** SRE incidents, opened by critical alerts. */
+export const incidentsModule = defineModule({
+  name: 'incidents',
+  async open({ use }) {
+    const incidents = await IncidentService.open(use('settings').stateDir, use('alerts'));
+    return { provides: { incidents }, close: () => incidents.flush() };
+  },
+});

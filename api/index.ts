@@ -1,0 +1,16 @@
+import { alertSpecs } from './domains/alerts.js';
+import { metaSpecs } from './domains/meta.js';
+import type { OperationSpec } from './spec.js';
+
+export * from './spec.js';
+export * from './roles.js';
+export * from './errors.js';
+export * from './versions.js';
+
+/**
+ * The contract: every operation of the API, grouped by domain (`api/domains/<domain>.ts`), in the
+ * order the OpenAPI document, the `.proto` and the CLI list them. This package holds no behaviour
+ * and imports nothing from the agent (test/architecture/import-boundaries.test.ts); the agent binds a
+ * handler to every spec, and the relay, the clients and the panel read the same list.
+ */
+export const SPECS: readonly OperationSpec[] = [...metaSpecs, ...alertSpecs];
