@@ -1,6 +1,6 @@
 import { conflict } from '../core/errors.js';
 
-/** Device lifecycle states (api-behaviour §10.4). */
+/** Device lifecycle states (docs/devices.md § Lifecycle and workflows). */
 export const DEVICE_LIFECYCLE_STATES = [
   'discovered',
   'quarantined',
