@@ -216,7 +216,7 @@ export const CommandId = {
 // Messages
 
 interface Base {
-  /** Sender's sequence number, u16. Set by the sender; see docs §6 for the rules. */
+  /** Sender's sequence number, u16. Set by the sender; see docs/firmware-bridge.md §6 for the rules. */
   seq: number;
 }
 

@@ -5,7 +5,7 @@ import { DEFAULT_AUDIT_SEGMENT_BYTES } from '../settings/settings.js';
 import { fsyncDir } from '../state/durable-file.js';
 import { JsonlLog, readLines, setAsideTornTail } from '../state/jsonl-log.js';
 
-/** One record of the hash-chained audit (api-behaviour §10.10). */
+/** One record of the hash-chained audit (docs/security.md §10). */
 export interface AuditRecord {
   id: string;
   timestamp: string;

@@ -8,7 +8,7 @@ import { JsonlLog } from '../state/jsonl-log.js';
 import { AUDIT_CHAIN_FILE, AuditChain, type AuditChainOptions, type AuditRecord } from './audit-chain.js';
 
 export const API_MUTATION = 'control_center.api.mutation';
-/** Mutations made through a gRPC RPC (api-behaviour §13.3). */
+/** Mutations made through a gRPC RPC (docs/security.md §10, "What is recorded"). */
 export const GRPC_MUTATION = 'control_center.grpc.mutation';
 /** Mutations run in-process by the `svc` CLI as the local user (docs/security.md §10). */
 export const CLI_MUTATION = 'control_center.cli.mutation';
@@ -38,7 +38,7 @@ export interface MutationLine {
 }
 
 /**
- * The mutation audit (api-behaviour §10.10): every successful mutation, whatever the transport, into
+ * The mutation audit (docs/security.md §10): every successful mutation, whatever the transport, into
  * the hash-chained log and the plain JSONL copy for SIEM shipping. Payloads name the actor by key id
  * and role only: never a token, a secret or a request body.
  */

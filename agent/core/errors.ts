@@ -31,6 +31,6 @@ export const unauthorized = () => new ApiError(401, 'unauthorized', 'unauthorize
 export const forbidden = (message = 'forbidden') => new ApiError(403, 'forbidden', message);
 export const tenantMismatch = () => new ApiError(403, 'tenant_mismatch', 'tenant mismatch');
 export const payloadTooLarge = () => new ApiError(413, 'payload_too_large', 'payload too large');
-/** 429 with the seconds to wait (api-behaviour §9); every transport draws on the same buckets. */
+/** 429 with the seconds to wait (docs/security.md §8); every transport draws on the same buckets. */
 export const rateLimited = (retryAfterSecs: number) =>
   new ApiError(429, 'rate_limited', 'rate limit exceeded', { retry_after_secs: retryAfterSecs });

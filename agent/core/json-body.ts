@@ -17,7 +17,7 @@ function depthExceeds(value: unknown, limit: number): boolean {
 }
 
 /**
- * D3: an empty body is `{}`; anything else must be a JSON object, else 400
+ * docs/wire-decisions.md D3: an empty body is `{}`; anything else must be a JSON object, else 400
  * `invalid JSON body: <detail>`. Nesting is bounded so later processing stays cheap.
  */
 export function parseJsonObject(text: string): Record<string, unknown> {

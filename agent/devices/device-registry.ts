@@ -9,7 +9,7 @@ export { DEVICE_LIFECYCLE_STATES, type DeviceLifecycleState } from './lifecycle.
 export type DeviceHealth = 'healthy' | 'degraded' | 'offline' | 'unknown';
 export type DeviceTransport = 'serial' | 'slcan' | 'socketcan' | 'mqtt';
 
-/** The full identity record of a device (api-behaviour §10.4) plus what the HAL observed. */
+/** The full identity record of a device (docs/devices.md) plus what the HAL observed. */
 export interface DeviceRecord {
   id: string;
   device_type: string;

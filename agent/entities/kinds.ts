@@ -1,5 +1,5 @@
 /**
- * The vocabulary of the entity registry (api-behaviour §10.3): entity kinds, relationship kinds and
+ * The vocabulary of the entity registry (docs/entities.md): entity kinds, relationship kinds and
  * the status enumerations. Plain data, no behaviour beyond parsing.
  */
 

@@ -14,7 +14,7 @@ interface ReadinessState {
 const FIRST_READINESS: ReadinessState = { readiness_status: 'unknown', mission_ready: false, score: null };
 
 /**
- * Turns evaluations into platform events, only on transitions (api-behaviour §11.2). The last seen
+ * Turns evaluations into platform events, only on transitions (docs/events.md, "Health and readiness transitions"). The last seen
  * state of each entity is kept for the life of the process; the first observation compares against
  * `unknown` (health) or `{unknown, not mission ready, no score}` (readiness).
  */

@@ -3,7 +3,7 @@ import type { PlatformEvent, PlatformEventName } from './platform-events.js';
 export type EventListener = (event: PlatformEvent) => void;
 
 /**
- * The in-process spine (brief §2.3): domains publish, sinks (telemetry store, audit, stream, alerts)
+ * The in-process spine (docs/architecture.md, rule 4): domains publish, sinks (telemetry store, audit, stream, alerts)
  * subscribe. A failing listener is reported and isolated; it never stops delivery to the others nor
  * fails the publisher.
  */

@@ -1,4 +1,4 @@
-/** Platform event names (spec: Events; api-behaviour §11.1). */
+/** Platform event names (docs/events.md § Platform events). */
 export const PLATFORM_EVENT_NAMES = [
   'EntityCreated',
   'EntityUpdated',

@@ -31,7 +31,7 @@ function pascal(type: string): string {
 }
 
 /**
- * SRE incidents (api-behaviour §10.8, §11.3): a persisted ring of 200. Every critical alert opens
+ * SRE incidents (docs/events.md § Incidents): a persisted ring of 200. Every critical alert opens
  * one, unless an unresolved incident already tracks that alert.
  */
 export class IncidentService {

@@ -42,7 +42,7 @@ export const ALERTS_FILE = 'control-center-alerts.json';
 type AlertListener = (alert: Alert) => void;
 
 /**
- * The alert pipeline of api-behaviour §11.3: de-duplicate within a per-severity window, deliver,
+ * The alert pipeline (docs/events.md § Alerts): de-duplicate within a per-severity window, deliver,
  * store in a persisted ring. Subscribers (incidents, the stream) hear every stored alert.
  */
 export class AlertService {

@@ -14,7 +14,7 @@ export interface TraceRecord {
 export const TRACES_FILE = 'control-center-traces.json';
 
 /**
- * The request trace ring; high churn, so its file is rewritten at most once a second (D10). Traces
+ * The request trace ring; high churn, so its file is rewritten at most once a second (docs/wire-decisions.md D10). Traces
  * are diagnostics, not acknowledged state: a crash may lose the last second of them, and no request
  * waits for them to reach the disk.
  */

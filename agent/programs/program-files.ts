@@ -46,7 +46,7 @@ function realpathOr(p: string): string {
 
 /**
  * The file a request names (program-language §8): `file` when given, else the server's `--program`.
- * Relative paths join the project root; a path leaving the root is a 400 (brief §5), a missing
+ * Relative paths join the project root; a path leaving the root is a 400 (docs/security.md §5, "Program files"), a missing
  * file a 404 naming what was missing.
  */
 export function resolveRequestFile(ws: ProgramWorkspace, requested: string | undefined | null, kind: FileKind = 'program'): string {

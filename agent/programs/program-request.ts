@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * The program operation request (spec "Program operation request body", program-language §8).
+ * The program operation request (docs/programs.md; program-language §8).
  * Every flag defaults to false; `file` falls back to the server's `--program`.
  */
 export const programRequestSchema = z.lazy(() => z.object({

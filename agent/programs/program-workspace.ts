@@ -7,7 +7,7 @@ import type { DecisionSettings } from '../settings/settings.js';
  * command line (walking up to `svc.toml`). Both then run the same ProgramService code.
  */
 export interface ProgramWorkspace {
-  /** Relative `file` values resolve against this directory (spec, General behaviours 3). */
+  /** Relative `file` values resolve against this directory (docs/security.md §5, "Program files"). */
   projectRoot: string;
   config: ResolvedConfig | null;
   /** The server's `--program`, used when a request names no file. */

@@ -1,5 +1,5 @@
 /**
- * Error raised by the project configuration resolver (program-language §7).
+ * Error raised by the project configuration resolver (docs/configuration.md § The project manifest).
  */
 export type ConfigErrorCode =
   | 'config_not_found'

@@ -1,5 +1,5 @@
 /**
- * Deep merge used by the configuration resolver (program-language §7.2).
+ * Deep merge used by the configuration resolver (docs/configuration.md § The project manifest).
  *
  * - Tables merge key by key; the later value wins for scalars and type mismatches.
  * - Arrays follow the strategy configured for their key (`[merge]`), else the

@@ -4,7 +4,7 @@ import { resolveProjectConfig, type ResolvedConfig } from './resolve-config.js';
 
 /**
  * What the server was started with: the configuration (resolved once at start), the program path,
- * and the project root that relative program paths resolve against (spec, General behaviours 3).
+ * and the project root that relative program paths resolve against (docs/security.md §5, "Program files").
  */
 export interface ProjectContext {
   configPath: string | null;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { badRequest } from '../core/errors.js';
 
 /**
- * Resolves a path a caller sent (program file, trace file, ...) inside the project root (brief §5):
+ * Resolves a path a caller sent (program file, trace file, ...) inside the project root (docs/security.md §5, "Program files"):
  * relative paths join the root; `..`, an absolute path elsewhere, or a symlink leading out of the
  * root are refused with 400. The file need not exist (callers answer 404 themselves); when it does,
  * its real path is checked so a link inside the project cannot point outside it.

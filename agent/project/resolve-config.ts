@@ -1,5 +1,5 @@
 /**
- * Project configuration resolver for `svc.toml` (program-language §7).
+ * Project configuration resolver for `svc.toml` (docs/configuration.md § The project manifest).
  *
  * The root manifest contributes only `[project]` (fallback `[package]`), `[config]`
  * (fragment files), `[extends]` (layer files) and `[merge]` (array strategies).
@@ -62,7 +62,7 @@ export interface ResolvedConfig {
   projectRoot: string;
   /** Absolute path of the root manifest. */
   manifestPath: string;
-  /** Root manifest as parsed (not merged into `tree`, §7.1). */
+  /** Root manifest as parsed (not merged into `tree`; docs/configuration.md § The project manifest). */
   manifest: Record<string, unknown>;
   projectName: string | null;
   projectVersion: string | null;

@@ -15,7 +15,7 @@ export function publishAuthFailed(bus: EventBus, reason: AuthFailureReason, prin
   bus.publish(platformEvent('AuthFailed', 'svc-security', { reason, principal: who, ...detail }, `principal/${who}`));
 }
 
-/** The one access check every transport runs before an operation's handler (D1, D2, D5, D6). */
+/** The one access check every transport runs before an operation's handler (docs/wire-decisions.md D1, D2, D5, D6). */
 export function enforceAccess(
   access: Access,
   principal: Principal | null,

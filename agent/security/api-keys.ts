@@ -87,7 +87,7 @@ function readKeysFile(file: string, pepper: string, tenant: string): LoadedFile 
 }
 
 /**
- * API keys: the in-memory environment key plus the keys file (D11: the same file is read at start and
+ * API keys: the in-memory environment key plus the keys file (docs/wire-decisions.md D11: the same file is read at start and
  * written by the admin API). Only HMAC hashes are kept in memory and on disk; lookups hash the
  * presented token once and compare in constant time.
  */

@@ -9,7 +9,7 @@ export type AuthDeps = Pick<Services, 'credentials' | 'settings' | 'bus'>;
 /**
  * Steps 9 and 11 of every transport (REST, WebSocket, gRPC): resolve a presented token (an unknown
  * token just leaves the caller anonymous) and refuse a principal of another tenant, API key and
- * session alike (D4).
+ * session alike (docs/wire-decisions.md D4).
  */
 export async function authenticateToken(token: string | null, deps: AuthDeps): Promise<{ principal: Principal | null; error: ApiError | null }> {
   const principal = await deps.credentials.authenticate(token);
@@ -20,7 +20,7 @@ export async function authenticateToken(token: string | null, deps: AuthDeps): P
   return { principal, error: null };
 }
 
-/** The same from an `Authorization: Bearer <token>` header value (D14). */
+/** The same from an `Authorization: Bearer <token>` header value (docs/wire-decisions.md D14). */
 export function authenticate(authorization: string | null | undefined, deps: AuthDeps): Promise<{ principal: Principal | null; error: ApiError | null }> {
   return authenticateToken(bearerToken(authorization), deps);
 }

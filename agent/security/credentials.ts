@@ -6,7 +6,7 @@ import type { UserDirectory } from './users.js';
 export { constantTimeEqual } from './constant-time.js';
 
 /**
- * Resolves a presented Bearer token to a principal (api-behaviour §8.4): a token shaped like a JWT is
+ * Resolves a presented Bearer token to a principal (docs/security.md §2, "Lookup"): a token shaped like a JWT is
  * tried as a session first, then anything is tried as an API key. Unknown tokens resolve to null
  * (anonymous); the caller decides whether that is a refusal.
  */
@@ -47,7 +47,7 @@ export class Credentials {
   }
 }
 
-/** `Authorization: Bearer <token>`, header and scheme matched case-insensitively (D14). */
+/** `Authorization: Bearer <token>`, header and scheme matched case-insensitively (docs/wire-decisions.md D14). */
 export function bearerToken(header: string | null | undefined): string | null {
   if (!header) return null;
   const m = /^\s*bearer\s+(\S+)\s*$/i.exec(header);

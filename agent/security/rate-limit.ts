@@ -1,5 +1,5 @@
 /**
- * Token bucket per caller (api-behaviour §9): capacity = limit, refill = limit/60 per second, one
+ * Token bucket per caller (docs/security.md §8): capacity = limit, refill = limit/60 per second, one
  * token a request. Shared by every transport so a caller cannot double its budget by switching.
  */
 export class RateLimiter {

@@ -1,4 +1,4 @@
-/** Roles and actions of the RBAC matrix (api-behaviour §5). Pure data, no transport knowledge. */
+/** Roles and actions of the RBAC matrix (docs/security.md §5). Pure data, no transport knowledge. */
 
 import { ACTIONS, ROLES, type Action, type Role } from '../../api/roles.js';
 

@@ -14,7 +14,7 @@ export interface SessionSettings {
 let joseModule: Promise<typeof import('jose')> | null = null;
 const jose = () => (joseModule ??= import('jose'));
 
-/** Clock skew tolerated when checking `exp` (api-behaviour §8.5). */
+/** Clock skew tolerated when checking `exp` (docs/security.md §3). */
 const LEEWAY_SECS = 60;
 const ALGORITHM = 'HS256';
 
@@ -26,7 +26,7 @@ export interface IssuedSession {
 /**
  * Session tokens: HS256 JWTs signed with the session secret, algorithm pinned on both sides (a token
  * whose header names another algorithm, `none` included, never verifies). Claims: `sub`, `key_id`
- * (`session-<sub>`), snake_case `role` (D8), `tenant_id`, `iat`, `exp`, `iss`.
+ * (`session-<sub>`), snake_case `role` (docs/wire-decisions.md D8), `tenant_id`, `iat`, `exp`, `iss`.
  */
 /**
  * Re-reads who a verified session belongs to (docs/security.md §3, "Sessions follow the directory"):
@@ -131,7 +131,7 @@ function toPrincipal(payload: Record<string, unknown>): Principal | null {
   };
 }
 
-/** A JWT has three non-empty dot-separated segments; only those are tried as sessions (§8.4). */
+/** A JWT has three non-empty dot-separated segments; only those are tried as sessions (docs/security.md §2, "Lookup"). */
 export function looksLikeJwt(token: string): boolean {
   const parts = token.split('.');
   return parts.length === 3 && parts.every((p) => p.length > 0);

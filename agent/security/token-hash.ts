@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { constantTimeEqual } from './constant-time.js';
 
-/** `token_hash` = lowercase hex HMAC-SHA256(key = pepper, message = token) (api-behaviour §8.2). */
+/** `token_hash` = lowercase hex HMAC-SHA256(key = pepper, message = token) (docs/security.md §2). */
 export function hashToken(pepper: string, token: string): string {
   return crypto.createHmac('sha256', pepper).update(token, 'utf8').digest('hex');
 }

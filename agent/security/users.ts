@@ -17,7 +17,7 @@ export interface DirectoryUser {
   source: 'admin' | 'config' | 'oidc';
 }
 
-/** An entry as an identity provider or a directory file describes it (api-behaviour §8.6 step 6). */
+/** An entry as an identity provider or a directory file describes it (docs/security-oidc.md §3 step 4). */
 export interface DirectoryEntry {
   user_id: string;
   display_name: string;

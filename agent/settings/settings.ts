@@ -52,7 +52,7 @@ export interface Settings {
   session: {
     /**
      * `SVC_SESSION_JWT_SECRET`, else null: a generated secret from secrets.json is used. Unlike the
-     * specification's rule 4 it never falls back to the pepper (docs/security.md §3).
+     * earlier implementation it never falls back to the pepper (docs/security.md §3).
      */
     secret: string | null;
     issuer: string;

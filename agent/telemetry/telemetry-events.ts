@@ -1,4 +1,4 @@
-/** Telemetry events (api-behaviour §14.1), discriminated by `kind`. */
+/** Telemetry events (docs/streaming.md, "Frames from the server"), discriminated by `kind`. */
 export type TelemetryEvent =
   | {
       kind: 'device';

@@ -1,4 +1,4 @@
-/** Device lifecycle states (docs/devices.md § Lifecycle): the words of `lifecycle_state` on the wire. */
+/** Device lifecycle states (docs/devices.md § Lifecycle and workflows): the words of `lifecycle_state` on the wire. */
 export const DEVICE_LIFECYCLE_STATES = [
   'discovered',
   'quarantined',

@@ -1,4 +1,4 @@
-// Bare `node:http` reference server for the health-throughput ratio (brief §6).
+// Bare `node:http` reference server for the health-throughput ratio (README.md § Benchmarks).
 //
 // It answers `GET /v1/health` with the body and header set captured from the agent's own
 // health response (passed in BENCH_HEALTH as JSON: { headers: [[name, value], ...], body }),

@@ -1,4 +1,4 @@
-// GET /v1/devices/{id} latency (brief §6): p99 at 1 000 req/s with auth on and telemetry flowing,
+// GET /v1/devices/{id} latency (README.md § Benchmarks): p99 at 1 000 req/s with auth on and telemetry flowing,
 // target <= 5 ms. Writes bench-results/device-get.json. Needs the compiled agent (`npm run build`).
 //
 // The agent runs in this process with SVC_API_KEY set and SVC_API_REQUIRE_AUTH_ALL_READS=1 (every

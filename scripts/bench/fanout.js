@@ -1,4 +1,4 @@
-// WebSocket fan-out (brief §6): >= 50 000 frames/s delivered to 20 clients (sum over clients) from
+// WebSocket fan-out (README.md § Benchmarks): >= 50 000 frames/s delivered to 20 clients (sum over clients) from
 // the telemetry stream. Writes bench-results/fanout.json. Needs the compiled agent (`npm run build`).
 //
 // The agent runs in this process with its default stream settings (SVC_WS_MAX_PENDING_FRAMES 64 per

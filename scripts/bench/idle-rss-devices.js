@@ -1,4 +1,4 @@
-// Idle RSS with 32 simulated devices attached (brief §6), target <= 60 MB (MiB here, as in run.js).
+// Idle RSS with 32 simulated devices attached (README.md § Benchmarks), target <= 60 MB (MiB here, as in run.js).
 // Writes bench-results/idle-rss-devices.json. Needs the compiled agent (`npm run build`) and socat.
 //
 // BENCH_RSS_DEVICES (32) socat pty pairs (`socat pty,raw,echo=0,link=A pty,raw,echo=0,link=B`, as

@@ -1,4 +1,4 @@
-// Program analysis (brief §6): parse plus readiness of a generated 5 000-line program, through the
+// Program analysis (README.md § Benchmarks): parse plus readiness of a generated 5 000-line program, through the
 // same functions the /v1/programs/readiness route runs. Target <= 200 ms. Prints a table and
 // writes bench-results/program-analysis.json. Needs the compiled agent (`npm run build`).
 //

@@ -1,4 +1,4 @@
-// `npm run bench`: the performance figures of brief §6 that concern the agent's own HTTP server,
+// `npm run bench`: the performance figures of README.md § Benchmarks that concern the agent's own HTTP server,
 // measured in one run and reported as ratios / against targets. Prints a table and writes
 // bench-results/latest.json. Needs the compiled agent (`npm run build`).
 //

@@ -1,4 +1,4 @@
-// Telemetry ingest (brief §6): firmware-bridge TELEMETRY frames from emulated devices go through
+// Telemetry ingest (README.md § Benchmarks): firmware-bridge TELEMETRY frames from emulated devices go through
 // frame decoding, the device hub, the telemetry store and out to a WebSocket client. Writes
 // bench-results/telemetry-ingest.json. Needs the compiled agent (`npm run build`).
 //

@@ -156,7 +156,7 @@ describe('operations through the pipeline', () => {
     expect(list.body.alerts.map((x: { id: string }) => x.id)).toContain(ok.body.alert.id);
   });
 
-  it('D3: malformed JSON, non-object JSON and invalid fields are 400 bad_request with the detail', async () => {
+  it('docs/wire-decisions.md D3: malformed JSON, non-object JSON and invalid fields are 400 bad_request with the detail', async () => {
     const a = await demoAgent({ SVC_API_KEY: KEY });
     const auth = { Authorization: `Bearer ${KEY}` };
     const bad = await a.json('/v1/alerts/test', { method: 'POST', headers: auth, body: '{"message": ' });

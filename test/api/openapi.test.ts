@@ -11,7 +11,7 @@ afterEach(async () => {
   running = null;
 });
 
-describe('OpenAPI document (D12)', () => {
+describe('OpenAPI document (docs/wire-decisions.md D12)', () => {
   it('lists exactly the routes the REST app serves', async () => {
     running = await startAgent();
     const app = createHttpApp(running.agent.services, running.agent.services.operations, (a) => mountTelemetryStream(a, running!.agent.services, new Set()));

@@ -102,7 +102,7 @@ describe('gRPC listener', () => {
   });
 });
 
-describe('gRPC guard (api-behaviour §13.3)', () => {
+describe('gRPC guard (docs/grpc.md)', () => {
   it('bad or missing credentials are UNAUTHENTICATED; a valid key in authorization or x-api-key passes', async () => {
     const { g } = await grpcAgent();
     const body = { body_json: JSON.stringify({ title: 'fan failure' }) };
@@ -126,7 +126,7 @@ describe('gRPC guard (api-behaviour §13.3)', () => {
     expect(r.errorEnvelope).toMatchObject({ error: 'unsupported api version', requested: 'v2', supported: ['v1'] });
   });
 
-  it('a key or a session of another tenant is PERMISSION_DENIED tenant mismatch (D4)', async () => {
+  it('a key or a session of another tenant is PERMISSION_DENIED tenant mismatch (docs/wire-decisions.md D4)', async () => {
     const { a, g } = await grpcAgent({ SVC_TENANT_ID: 'acme' });
     a.agent.services.credentials.addVerifier((t) => (t === 'other-tenant-key' ? { key_id: 'k-other', role: 'administrator', tenant_id: 'other', auth_kind: 'api_key', user_id: null } : null));
     const foreignSessions = new SessionTokens({ ...a.agent.services.credentials.sessions.settings, tenantId: 'other' });
@@ -163,7 +163,7 @@ describe('gRPC guard (api-behaviour §13.3)', () => {
   });
 });
 
-describe('gRPC errors are real status codes (D16)', () => {
+describe('gRPC errors are real status codes (docs/wire-decisions.md D16)', () => {
   it('malformed body_json, missing fields, unknown ids and conflicts', async () => {
     const { g } = await grpcAgent();
     const md = bearer(KEY);

@@ -25,7 +25,7 @@ function rpc(body: unknown, token?: string, headers: Record<string, string> = {}
   });
 }
 
-describe('POST /v1/rpc (api-behaviour §12, D5)', () => {
+describe('POST /v1/rpc (docs/grpc.md, docs/wire-decisions.md D5)', () => {
   it('ListAdminApiKeys: 401 without a credential, 403 for an operator, 200 with result.keys for an administrator', async () => {
     const anon = await rpc({ method: M('ListAdminApiKeys') });
     expect(anon.status).toBe(401);

@@ -10,7 +10,7 @@ export interface TestAccount {
   groups?: string[];
 }
 
-/** What the provider saw at its token endpoint, for the PKCE (D7) and token-refusal assertions. */
+/** What the provider saw at its token endpoint, for the PKCE (docs/wire-decisions.md D7) and token-refusal assertions. */
 export interface TokenGrantRecord {
   client_id: string | undefined;
   code_verifier: string | undefined;
@@ -59,7 +59,7 @@ export async function startOidcProvider(options: { redirectUri: string; accounts
         token_endpoint_auth_method: 'client_secret_post',
       },
     ],
-    // Confidential clients need not use PKCE by default; this provider insists, as D7 requires us to send it.
+    // Confidential clients need not use PKCE by default; this provider insists, as docs/wire-decisions.md D7 requires us to send it.
     pkce: { required: () => true },
     claims: {
       openid: ['sub'],

@@ -13,7 +13,7 @@ afterEach(async () => {
   running = [];
 });
 
-describe('request pipeline (api-behaviour §3)', () => {
+describe('request pipeline (docs/architecture.md)', () => {
   it('echoes a caller correlation id and generates one otherwise', async () => {
     const a = await agent();
     const given = await a.fetch('/v1/version', { headers: { 'X-Correlation-ID': 'corr-123' } });

@@ -21,7 +21,7 @@ async function agent(env: Record<string, string>, stateDir?: string) {
 }
 
 describe('API keys', () => {
-  it('admin create returns the token once, stores only its HMAC, and the key survives a restart (D11)', async () => {
+  it('admin create returns the token once, stores only its HMAC, and the key survives a restart (docs/wire-decisions.md D11)', async () => {
     const stateDir = tempDir();
     const env = { SVC_API_KEY: ADMIN, SVC_API_KEY_PEPPER: 'pepper-1' };
     const a = await agent(env, stateDir);
@@ -81,7 +81,7 @@ describe('API keys', () => {
     }
   });
 
-  it('admin routes: 401 anonymous, 403 for any non-administrator (D1)', async () => {
+  it('admin routes: 401 anonymous, 403 for any non-administrator (docs/wire-decisions.md D1)', async () => {
     const a = await agent({ SVC_API_KEY: ADMIN });
     const { body } = await a.json('/v1/admin/api-keys', { method: 'POST', headers: bearer(ADMIN), body: '{"role":"supervisor"}' });
     expect((await a.json('/v1/admin/api-keys')).status).toBe(401);
@@ -103,7 +103,7 @@ describe('API keys', () => {
     expect(JSON.parse(rewritten)[0]).toMatchObject({ key_id: 'legacy-1', token_hash: hashToken(pepper, 'plain-secret-token'), role: 'operator', pepper_id: pepperId(pepper) });
     const me = await a.json('/v1/rbac/me', { headers: bearer('plain-secret-token') });
     expect(me.body).toMatchObject({ key_id: 'legacy-1', role: 'operator' });
-    // env key + file key (acceptance §18 #13)
+    // env key + file key (docs/security.md §2)
     expect((await a.json('/v1/instance')).body.api_keys_loaded).toBe(2);
   });
 

@@ -75,7 +75,7 @@ describe('mutation audit', () => {
     expect(r.body.audit.records[1].previous_hash).toBe(r.body.audit.records[0].hash);
   });
 
-  it('an edited chain is reported with its break point and raises a critical tamper alert (D10)', async () => {
+  it('an edited chain is reported with its break point and raises a critical tamper alert (docs/wire-decisions.md D10)', async () => {
     const stateDir = tempDir();
     const a = await agent(stateDir);
     for (let i = 0; i < 3; i++) await a.json('/v1/alerts/test', { method: 'POST', headers: bearer(ADMIN) });

@@ -525,7 +525,7 @@ function violations(
     out.push(`${status} without the access the route needs (role ${r.role ?? 'none'}${r.foreign ? ', foreign tenant' : ''})`);
   }
   if (status === 401 && r.role !== null) out.push('401 for a valid credential');
-  if (code === 'forbidden' && r.role === null) out.push('403 forbidden for an anonymous caller (must be 401, D1)');
+  if (code === 'forbidden' && r.role === null) out.push('403 forbidden for an anonymous caller (must be 401, docs/wire-decisions.md D1)');
   if (code === 'tenant_mismatch' && !r.foreign) out.push('tenant_mismatch for a caller of this tenant');
   if (r.foreign && r.method !== 'OPTIONS' && status !== 413) {
     const exempt = paths.some((p) => HEALTH_PATHS.has(p) || p === '/v1/openapi.json');

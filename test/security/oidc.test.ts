@@ -6,7 +6,7 @@ import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness
 import { signInAtProvider, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-test-provider.js';
 
 /**
- * OIDC sign-in (spec Authentication rule 7, api-behaviour §8.6, D7) end to end: a real OpenID
+ * OIDC sign-in (docs/security-oidc.md §3, docs/wire-decisions.md D7) end to end: a real OpenID
  * provider (`oidc-provider` v9) on loopback, its login and consent forms driven over HTTP, the agent's
  * REST routes, and our own session token used afterwards.
  */
@@ -124,7 +124,7 @@ describe('OIDC sign-in against a real OpenID provider', () => {
     const challenge = url.searchParams.get('code_challenge')!;
     expect(challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-    // The verifier is kept server-side, in admin-oidc.json, and is the challenge's preimage (D7)...
+    // The verifier is kept server-side, in admin-oidc.json, and is the challenge's preimage (docs/wire-decisions.md D7)...
     await agent.agent.services.oidc.flush();
     const doc = JSON.parse(fs.readFileSync(path.join(agent.stateDir, 'admin-oidc.json'), 'utf8'));
     // Several authorizations may be pending, keyed by state (docs/security-oidc.md §3).
@@ -169,7 +169,7 @@ describe('OIDC sign-in against a real OpenID provider', () => {
     expect(done.body.expires_in_secs).toBe(900);
     expect(done.body.session_token.split('.')).toHaveLength(3);
 
-    // D7: the token request carried the stored verifier, and its S256 is the challenge we sent.
+    // docs/wire-decisions.md D7: the token request carried the stored verifier, and its S256 is the challenge we sent.
     const grant = idp.grants.at(-1)!;
     expect(grant.client_id).toBe(idp.clientId);
     expect(grant.code_verifier).toBe(stored.pending.verifier);

@@ -29,7 +29,7 @@ const sign = (claims: Record<string, unknown>, secret = SECRET, alg = 'HS256') =
 const now = () => Math.floor(Date.now() / 1000);
 
 describe('session tokens', () => {
-  it('every role round-trips through a session, safety_officer included (D8)', async () => {
+  it('every role round-trips through a session, safety_officer included (docs/wire-decisions.md D8)', async () => {
     const a = await agent();
     // guest cannot be a directory user, so no live session carries it.
     for (const role of ROLES.filter((r) => r !== 'guest')) {

@@ -9,7 +9,7 @@ import {
 } from '../../agent/transports/ws/stream-connection.js';
 
 /**
- * Unit tests of the transport-independent stream connection (api-behaviour §14, rule D6). The fake
+ * Unit tests of the transport-independent stream connection (docs/streaming.md, docs/wire-decisions.md D6). The fake
  * socket holds every write's completion callback until the test releases it, so the tests decide
  * exactly when the "client" has taken a frame.
  */
@@ -269,7 +269,7 @@ describe('StreamConnection: hello and replay', () => {
   });
 });
 
-describe('StreamConnection: backpressure (D6)', () => {
+describe('StreamConnection: backpressure (docs/wire-decisions.md D6)', () => {
   it('queue full: drops the oldest queued frame, counts it, pauses once, resumes at half', () => {
     const { socket, conn, backlogs } = setup({ maxPendingFrames: 8 });
     conn.start();
@@ -542,7 +542,7 @@ describe('StreamConnection: timers', () => {
   });
 });
 
-describe('StreamConnection: tenant filter (D6)', () => {
+describe('StreamConnection: tenant filter (docs/wire-decisions.md D6)', () => {
   it('never sends a frame carrying a foreign tenant_id, top-level or in payload, in replay or live', async () => {
     const { socket, conn, backlogs } = setup({ tenantId: 'acme' });
     backlogs.telemetry.append(telemetryItem(0)); // 0 no tenant: sent

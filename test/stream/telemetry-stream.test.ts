@@ -5,7 +5,7 @@ import { platformEvent, streamEventName } from '../../agent/events/platform-even
 import { startAgent, type RunningAgent } from '../helpers/agent-harness.js';
 
 /**
- * `WS /v1/stream/telemetry` end to end (api-behaviour §14, rule D6): a real agent on a loopback port
+ * `WS /v1/stream/telemetry` end to end (docs/streaming.md, docs/wire-decisions.md D6): a real agent on a loopback port
  * and real `ws` clients.
  */
 
@@ -302,7 +302,7 @@ describe('WS /v1/stream/telemetry: frames', () => {
   });
 });
 
-describe('WS /v1/stream/telemetry: access (D6)', () => {
+describe('WS /v1/stream/telemetry: access (docs/wire-decisions.md D6)', () => {
   it('a plain GET (no upgrade) is a JSON 404 not_found, and is traced', async () => {
     const a = await agent();
     const head = a.agent.services.traces.headOffset;
@@ -375,7 +375,7 @@ describe('WS /v1/stream/telemetry: access (D6)', () => {
   });
 });
 
-describe('WS /v1/stream/telemetry: slow reader (api-behaviour §18 #37)', () => {
+describe('WS /v1/stream/telemetry: slow reader (docs/streaming.md § Delivery and backpressure)', () => {
   it('a paused reader gets backpressure paused:true with growing dropped_frames, and the stream stays open past 5 s', async () => {
     const a = await agent({ SVC_WS_MAX_PENDING_FRAMES: '8', SVC_WS_HEARTBEAT_INTERVAL_MS: '250' });
     const c = await connect(a);

@@ -5,7 +5,7 @@ import type { DirectoryEntry } from '../users.js';
 
 /**
  * One directory entry as an identity provider's userinfo or a directory file spells it
- * (api-behaviour §8.6 step 6): `sub` or `user_id`, `name` or `preferred_username` (or
+ * (docs/security-oidc.md §3 step 4): `sub` or `user_id`, `name` or `preferred_username` (or
  * `display_name`), `email`, `groups[]`, optional `role`. Unknown fields are ignored.
  */
 export const directoryEntrySchema = z.lazy(() => z.object({

@@ -58,7 +58,7 @@ export interface LandingPageParams {
 }
 
 /**
- * `GET /admin/oauth/oidc/callback` (api-behaviour §8.6 step 4): where the identity provider sends the
+ * `GET /admin/oauth/oidc/callback` (docs/security-oidc.md §3 step 2): where the identity provider sends the
  * browser back. With an opener window (the UI's sign-in popup) it posts
  * `{type:"svc-oidc-oauth", code, state}` to it; otherwise it shows code and state for pasting into
  * `POST /v1/auth/oidc/callback`. Every value is escaped; the page holds no secret (the code is useless

@@ -11,7 +11,7 @@ import type { DirectoryEntry, UserDirectory } from '../users.js';
 import { OidcSettingsStore, PENDING_TTL_MS, type OidcDocument, type OidcSettingsInput } from './oidc-settings.js';
 import { DEFAULT_REDIRECT_URI, isLoopbackHttp, validateRedirectUri } from './urls.js';
 
-/** Scopes of every authorization request (api-behaviour §8.6 step 3). */
+/** Scopes of every authorization request (docs/security-oidc.md §3 step 1). */
 export const OIDC_SCOPE = 'openid profile email';
 /** Seconds allowed for each request to the identity provider. */
 const PROVIDER_TIMEOUT_SECS = 10;
@@ -46,12 +46,12 @@ export interface CallbackInput {
   iss?: string | undefined;
 }
 
-/** `svc-` + 16 random bytes hex (D7). */
+/** `svc-` + 16 random bytes hex (docs/wire-decisions.md D7). */
 export function newState(): string {
   return `svc-${crypto.randomBytes(16).toString('hex')}`;
 }
 
-/** `svc-pkce-` + 32 random bytes base64url: 52 characters of the RFC 7636 unreserved set (D7). */
+/** `svc-pkce-` + 32 random bytes base64url: 52 characters of the RFC 7636 unreserved set (docs/wire-decisions.md D7). */
 export function newVerifier(): string {
   return `svc-pkce-${crypto.randomBytes(32).toString('base64url')}`;
 }
@@ -66,7 +66,7 @@ function describeProviderError(err: unknown): string {
 }
 
 /**
- * OIDC sign-in with the authorization-code flow and PKCE S256 (spec Authentication rule 7, D7), on
+ * OIDC sign-in with the authorization-code flow and PKCE S256 (docs/security-oidc.md §3, docs/wire-decisions.md D7), on
  * `openid-client`. This class talks to the identity provider and keeps the settings and the pending
  * authorization; importing the user and issuing our session is `sign-in.ts`.
  *

@@ -7,7 +7,7 @@ import { validateIssuer, validateRedirectUri } from './urls.js';
 
 export const OIDC_SETTINGS_FILE = 'admin-oidc.json';
 
-/** How long an authorization started by authorize-url may be completed (D7). */
+/** How long an authorization started by authorize-url may be completed (docs/wire-decisions.md D7). */
 export const PENDING_TTL_MS = 10 * 60 * 1000;
 /**
  * Authorizations kept at once. The reference keeps one, so any anonymous authorize-url call broke the
@@ -16,7 +16,7 @@ export const PENDING_TTL_MS = 10 * 60 * 1000;
  */
 export const MAX_PENDING = 256;
 
-/** The authorization in flight (D7): kept server-side only, never returned by any read. */
+/** The authorization in flight (docs/wire-decisions.md D7): kept server-side only, never returned by any read. */
 export interface PendingAuthorization {
   state: string;
   verifier: string;
@@ -105,7 +105,7 @@ function mappedRole(group: string, value: string): Role {
 
 /**
  * The OIDC settings document. All reads are from memory; every change is written atomically by the
- * JsonStore (D10). The pending authorization lives here too, so an agent restart between
+ * JsonStore (docs/wire-decisions.md D10). The pending authorization lives here too, so an agent restart between
  * authorize-url and callback does not lose it (it still expires after 10 minutes).
  */
 export class OidcSettingsStore {

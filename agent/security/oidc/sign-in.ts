@@ -19,9 +19,9 @@ export interface SignInOutcome {
 }
 
 /**
- * Callback → directory → session (api-behaviour §8.6 steps 5–7): exchange the code (PKCE, D7), map the
+ * Callback → directory → session (docs/security-oidc.md §3 steps 3–5): exchange the code (PKCE, docs/wire-decisions.md D7), map the
  * userinfo to a directory entry, import it with the group→role map, and issue our session for the
- * imported user with its directory role (snake_case, D8). Guest-mapped and disabled users get no
+ * imported user with its directory role (snake_case, docs/wire-decisions.md D8). Guest-mapped and disabled users get no
  * session; the caller decides how to answer.
  */
 export async function completeSignIn(

@@ -1,6 +1,6 @@
 import { badRequest } from '../../core/errors.js';
 
-/** Where the landing page lives on the agent (api-behaviour §3.1 step 7, §8.6 step 4). */
+/** Where the landing page lives on the agent (pipeline step 7 in docs/architecture.md; docs/security-oidc.md §3 step 2). */
 export const OIDC_CALLBACK_PAGE_PATH = '/admin/oauth/oidc/callback';
 /** Last fallback of the redirect URI resolution (body → stored → `SVC_OIDC_REDIRECT_URI` → this). */
 export const DEFAULT_REDIRECT_URI = `http://127.0.0.1:8080${OIDC_CALLBACK_PAGE_PATH}`;

@@ -2,7 +2,7 @@ import { Metadata, ServerError, Status } from 'nice-grpc';
 import { ApiError, type ErrorCode } from '../../core/errors.js';
 import { SUPPORTED_API_VERSIONS } from '../../../api/versions.js';
 
-/** REST error code → gRPC status (D16, api-behaviour §13.3). */
+/** REST error code → gRPC status (docs/wire-decisions.md D16; table in docs/grpc.md § Status codes). */
 const STATUS_BY_CODE: Record<ErrorCode, Status> = {
   bad_request: Status.INVALID_ARGUMENT,
   unsupported_api_version: Status.INVALID_ARGUMENT,
@@ -69,7 +69,7 @@ export function errorJsonTrailer(err: ApiError): string {
   return asciiJson({ ok: false, error: truncate(boundMessage(err.message), 512), code: err.code });
 }
 
-/** The status message: the REST message, except the two the reference words for gRPC (§4.4, §13.3). */
+/** The status message: the REST message, except the two worded for gRPC (docs/grpc.md, "Authentication and metadata" and "Status codes"). */
 export function grpcMessageOf(err: ApiError): string {
   if (err.code === 'unsupported_api_version') {
     return boundMessage(`unsupported api version '${String(err.extra['requested'] ?? '')}'; supported: ${SUPPORTED_API_VERSIONS.join(', ')}`);

@@ -8,7 +8,7 @@ import { bearerToken } from '../../security/credentials.js';
 import type { Principal } from '../../security/principal.js';
 
 /**
- * The token of a call: `authorization` metadata (the `Bearer` scheme matched case-insensitively, D14;
+ * The token of a call: `authorization` metadata (the `Bearer` scheme matched case-insensitively, docs/wire-decisions.md D14;
  * a bare token is accepted too), else `x-api-key`.
  */
 export function tokenOf(metadata: Metadata): string | null {
@@ -24,9 +24,9 @@ export function tokenOf(metadata: Metadata): string | null {
 }
 
 /**
- * Guard steps 1–4 of api-behaviour §13.3, with the security code REST uses: version metadata (D13),
+ * Guard steps 1–4 of docs/grpc.md ("Authentication and metadata"), with the security code REST uses: version metadata (docs/wire-decisions.md D13),
  * token, authentication (an unknown token leaves the caller anonymous), tenant check for API keys
- * and sessions (D4). Read policy and role are the operation's access rule (`enforceAccess`).
+ * and sessions (docs/wire-decisions.md D4). Read policy and role are the operation's access rule (`enforceAccess`).
  */
 export async function guardCall(metadata: Metadata, services: Services): Promise<Principal | null> {
   const version = metadata.get('x-svc-api-version');
@@ -43,7 +43,7 @@ export function takeRateLimit(principal: Principal | null, services: Services): 
   if (wait !== null) throw rateLimited(wait);
 }
 
-/** Streams are reads of the telemetry stream, a sensitive read (D6): either read flag needs a principal. */
+/** Streams are reads of the telemetry stream, a sensitive read (docs/wire-decisions.md D6): either read flag needs a principal. */
 export function checkStreamAccess(principal: Principal | null, rpc: string, services: Services): void {
   const { requireAuthReads, requireAuthAllReads } = services.settings;
   if (!principal && (requireAuthReads || requireAuthAllReads)) {

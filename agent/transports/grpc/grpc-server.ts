@@ -23,7 +23,7 @@ type Handler = (request: Record<string, unknown>, context: CallContext) => unkno
 /**
  * The gRPC transport: the `svc.v1.ControlCenter` service built from the operation table, plus
  * server reflection (`grpc.reflection.v1.ServerReflection`). A thin adapter: every unary RPC runs the
- * guard (§13.3) and then the shared RPC invocation (`agent/rpc`), exactly the security code REST runs.
+ * guard (docs/grpc.md, "Authentication and metadata") and then the shared RPC invocation (`agent/rpc`), exactly the security code REST runs.
  */
 export class GrpcServer {
   private readonly streams = new Set<AbortController>();
@@ -129,7 +129,7 @@ function unaryHandler(op: Operation, services: Services, log: (line: string) => 
     try {
       const principal = await guardCall(context.metadata, services);
       const fields = request as Record<string, string>;
-      // Read policy before the rate limit (§13.3 steps 5, 6); roles are checked with the handler.
+      // Read policy before the rate limit (guard steps 5, 6 in docs/grpc.md); roles are checked with the handler.
       if (['read', 'sensitive-read'].includes(accessOf(op).kind)) checkRpcAccess({ op, fields, principal }, services);
       takeRateLimit(principal, services);
       const result = await invokeRpcOperation({ op, fields, principal, correlationId, transport: 'grpc' }, services);

@@ -8,7 +8,7 @@ import type { TelemetryEvent, TelemetryKind } from '../../telemetry/telemetry-ev
  * `SVC_WS_MAX_PENDING_FRAMES` items in front of the HTTP/2 stream (nice-grpc waits for `drain`, so the
  * queue only fills when the client reads slowly): when it is full the oldest item is dropped and
  * counted, and every frame carries the subscriber's running `dropped` count, the gRPC counterpart of
- * the WebSocket's `backpressure` frames (D6). Items that name another tenant are never sent.
+ * the WebSocket's `backpressure` frames (docs/wire-decisions.md D6). Items that name another tenant are never sent.
  */
 
 export const TELEMETRY_KINDS: readonly TelemetryKind[] = ['device', 'sensor', 'heartbeat', 'device_heartbeat', 'health', 'session', 'runtime_metrics', 'platform'];

@@ -1,6 +1,6 @@
 import { badRequest, payloadTooLarge } from '../../core/errors.js';
 
-/** D3 body parsing lives in core (every transport that carries a JSON body uses it). */
+/** Body parsing (docs/wire-decisions.md D3) lives in core (every transport that carries a JSON body uses it). */
 export { MAX_JSON_DEPTH, parseJsonObject } from '../../core/json-body.js';
 
 

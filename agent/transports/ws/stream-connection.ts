@@ -26,7 +26,7 @@ export interface StreamSocket {
 export type BacklogName = 'telemetry' | 'traces' | 'alerts';
 const BACKLOG_NAMES: readonly BacklogName[] = ['telemetry', 'traces', 'alerts'];
 
-/** Frame `type` and payload key of each backlog (api-behaviour §14.1). */
+/** Frame `type` and payload key of each backlog (docs/streaming.md, "Frames from the server"). */
 const FRAME_SHAPE: Record<BacklogName, { type: string; key: string }> = {
   telemetry: { type: 'telemetry', key: 'event' },
   traces: { type: 'trace', key: 'record' },
@@ -38,7 +38,7 @@ export interface StreamOptions {
   heartbeatIntervalMs: number;
   /** 0 = no end; otherwise close normally (1000) after this many seconds. */
   streamSeconds: number;
-  /** A frame whose content carries another tenant's id is never sent (D6). */
+  /** A frame whose content carries another tenant's id is never sent (docs/wire-decisions.md D6). */
   tenantId: string;
 }
 
@@ -75,7 +75,7 @@ export const MAX_CONTROL_IN_FLIGHT = 64;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * One client of `WS /v1/stream/telemetry` (rules D6, §14). Each backlog has a cursor: at connect (and
+ * One client of `WS /v1/stream/telemetry` (docs/wire-decisions.md D6, docs/streaming.md). Each backlog has a cursor: at connect (and
  * after `resume`) the connection replays from the cursor, pulling only as fast as the client takes
  * frames; once a backlog is caught up, new items are pushed as they arrive. Pending frames (queued, or
  * handed to the socket with bytes still waiting in it) are capped; when a new frame finds the cap

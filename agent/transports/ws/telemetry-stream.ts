@@ -12,7 +12,7 @@ import { errorResponse } from '../http/responses.js';
 import { StreamConnection } from './stream-connection.js';
 
 /**
- * `WS /v1/stream/telemetry`. The upgrade is checked like a REST read of a sensitive path (D6):
+ * `WS /v1/stream/telemetry`. The upgrade is checked like a REST read of a sensitive path (docs/wire-decisions.md D6):
  * a credential from `Authorization` or, for browsers, the `access_token` query parameter; a principal
  * is required when either read-auth flag is on; a foreign tenant is refused before the upgrade.
  */
@@ -68,7 +68,7 @@ export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services, ope
   });
 
   app.get(TELEMETRY_STREAM_PATH, async (c, next) => {
-    // A plain GET of the stream path is not a route (api-behaviour §3.1 step 1).
+    // A plain GET of the stream path is not a route (pipeline step 1, docs/architecture.md; docs/streaming.md § Access).
     if ((c.req.header('upgrade') ?? '').toLowerCase() !== 'websocket') return errorResponse(notFound());
     const accessToken = c.req.query('access_token');
     const header = c.req.header('authorization') ?? (accessToken !== undefined && accessToken !== '' ? `Bearer ${accessToken}` : undefined);

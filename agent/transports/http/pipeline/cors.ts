@@ -5,7 +5,7 @@ export const CORS_HEADERS: ReadonlyArray<[string, string]> = [
   ['Access-Control-Expose-Headers', 'X-Correlation-ID'],
 ];
 
-/** Adds the CORS and correlation headers every response carries (api-behaviour §3.2). */
+/** Adds the CORS and correlation headers every response carries (docs/api.md § Response headers). */
 export function stampHeaders(headers: Headers, correlationId: string): void {
   for (const [k, v] of CORS_HEADERS) headers.set(k, v);
   headers.set('X-Correlation-ID', correlationId);

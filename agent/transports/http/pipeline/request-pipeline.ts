@@ -24,7 +24,7 @@ function isWebSocketUpgrade(req: Request): boolean {
 }
 
 /**
- * The request pipeline of docs/architecture.md ("A request, step by step"), in its order. Each numbered step either answers or
+ * The request pipeline, in its order (docs/architecture.md, "A request, step by step"). Each numbered step either answers or
  * passes on; route dispatch (14) and the handler (15) run in `next()`, tracing (16) after it.
  */
 export function requestPipeline(services: Services, operations: readonly Operation[]): MiddlewareHandler<HttpEnv> {
@@ -103,7 +103,7 @@ export function requestPipeline(services: Services, operations: readonly Operati
         openApiBody ??= JSON.stringify(await invoke(openApiOp, publicCall(), services));
         return new Response(openApiBody, { status: 200, headers: { ...headers } });
       }
-      // 7. Static OIDC landing page (reads code/state from its query; §8.6 step 4).
+      // 7. Static OIDC landing page (reads code/state from its query; docs/security-oidc.md §3 step 2).
       if (req.method === 'GET' && path === OIDC_CALLBACK_PAGE_PATH) return landingPageResponse(req.url);
       // 8. Anything else outside /v1 is unknown.
       if (!path.startsWith('/v1/')) return errorResponse(notFound(), headers);
