@@ -19,6 +19,7 @@ import type { ProgramFactsSource } from '../entities/program-facts.js';
 import { IncidentService } from '../incidents/incidents.js';
 import { EventBus } from '../events/event-bus.js';
 import { streamEventName } from '../events/platform-events.js';
+import { FleetService } from '../fleet/fleet-service.js';
 import { AlertService } from '../observability/alerts.js';
 import { openTraceRing } from '../observability/traces.js';
 import { OPERATIONS } from '../operations/index.js';
@@ -155,6 +156,7 @@ export class Agent {
       hal,
       deviceHub,
       incidents: await IncidentService.open(settings.stateDir, alerts),
+      fleet: new FleetService({ devices: () => devices.list(), config: () => project.config, linkStats: () => deviceHub.stats() }),
       entities,
       credentials: new Credentials(
         await ApiKeyStore.open({
