@@ -4,6 +4,7 @@
  * them (and the operator's overlay) by id.
  */
 import type { DeviceRecord } from '../devices/device-registry.js';
+import { failoverOrder, redundancyGroups } from '../fleet/failover.js';
 import { isTable, type Table } from '../project/deep-merge.js';
 import type { ResolvedConfig } from '../project/resolve-config.js';
 import { declarationFromTable, entityFromDeclaration, locationOf, relationshipFromTable, stringMap } from './declaration.js';
@@ -244,7 +245,6 @@ const DEVICE_LIFECYCLE: Record<string, LifecycleState> = {
 export function fromDevices(devices: readonly DeviceRecord[], cfg: ResolvedConfig | null): Derived {
   const c = new Collector();
   const raws = new Map((cfg?.devices ?? []).map((d) => [d.id, d.raw]));
-  const groups = new Map<string, DeviceRecord[]>();
   for (const d of devices) {
     const raw = raws.get(d.id) ?? {};
     const e = c.add(newEntity(d.id, kindOr(raw['kind'], kindOfDeviceType(d.device_type)), false, 'device_pool'));
@@ -308,16 +308,16 @@ export function fromDevices(devices: readonly DeviceRecord[], cfg: ResolvedConfi
     const place = text(raw['zone']) ?? loc?.zone_id;
     if (place) c.relate(d.id, 'located_in', place);
     if (d.provider) c.relate(d.id, 'depends_on', providerId(d.provider));
-    if (d.redundant_group) groups.set(d.redundant_group, [...(groups.get(d.redundant_group) ?? []), d]);
     e.audit = {
       ...(d.discovered_at_ms ? { created_at: new Date(d.discovered_at_ms).toISOString() } : {}),
       updated_at: new Date(d.updated_at_ms).toISOString(),
       source: d.source === 'config' ? 'configuration' : 'discovery',
     };
   }
-  // A failover group: every lower-priority device backs up the one just ahead of it.
-  for (const members of groups.values()) {
-    const ordered = [...members].sort((a, b) => (a.failover_priority ?? 1e9) - (b.failover_priority ?? 1e9) || a.id.localeCompare(b.id));
+  // A failover group: every lower-priority device backs up the one just ahead of it (the failover
+  // order of `/v1/failover/chains`).
+  for (const members of redundancyGroups(devices).values()) {
+    const ordered = failoverOrder(members);
     for (let i = 1; i < ordered.length; i++) c.relate(ordered[i]!.id, 'backs_up', ordered[i - 1]!.id);
   }
   return c;

@@ -4,6 +4,7 @@ import { auditModule } from '../audit/module.js';
 import type { DomainModule } from '../core/module.js';
 import { devicesModule } from '../devices/module.js';
 import { entitiesModule } from '../entities/module.js';
+import { fleetModule } from '../fleet/module.js';
 import { incidentsModule } from '../incidents/module.js';
 import { metaModule } from '../meta/module.js';
 import { observabilityModule } from '../observability/module.js';
@@ -24,6 +25,7 @@ export const MODULES: readonly DomainModule[] = [
   incidentsModule,
   securityModule,
   devicesModule,
+  fleetModule,
   programsModule,
   entitiesModule,
   metaModule,

@@ -7,6 +7,7 @@ import type { HalSettings } from '../settings/hal.js';
 import type { EntityService } from '../entities/entity-service.js';
 import type { IncidentService } from '../incidents/incidents.js';
 import type { EventBus } from '../events/event-bus.js';
+import type { FleetService } from '../fleet/fleet-service.js';
 import type { AlertService } from '../observability/alerts.js';
 import type { PersistentRing } from '../observability/persistent-ring.js';
 import type { TraceRecord } from '../observability/traces.js';
@@ -45,6 +46,8 @@ export interface Services {
   /** Live HAL attachments: what devices say arrives here; commands and firmware go out from here. */
   deviceHub: DeviceHub;
   incidents: IncidentService;
+  /** Fleet views (robots, device tree, device reports, failover chains), package trust and the policies in force. */
+  fleet: FleetService;
   /** The entity registry: every source's entities as one graph, plus the operator's overlay. */
   entities: EntityService;
   /** API keys (`credentials.keys`) and session tokens (`credentials.sessions`). */
