@@ -10,6 +10,7 @@ import { metaModule } from '../meta/module.js';
 import { observabilityModule } from '../observability/module.js';
 import { LEGACY_SPECS } from '../operations/index.js';
 import { legacyOperationsModule } from '../operations/module.js';
+import { TABLE_ORDER } from '../operations/table-order.js';
 import { programsModule } from '../programs/module.js';
 import { securityModule } from '../security/module.js';
 import { telemetryModule } from '../telemetry/module.js';
@@ -33,4 +34,9 @@ export const MODULES: readonly DomainModule[] = [
 ];
 
 /** Every operation the agent serves: the contract, then the transitional combined modules. */
-export const AGENT_SPECS: readonly OperationSpec[] = [...SPECS, ...LEGACY_SPECS];
+export const AGENT_SPECS: readonly OperationSpec[] = [...SPECS, ...LEGACY_SPECS].sort((a, b) => rank(a) - rank(b));
+
+function rank(spec: OperationSpec): number {
+  const i = TABLE_ORDER.indexOf(spec.id);
+  return i === -1 ? TABLE_ORDER.length : i;
+}
