@@ -14,7 +14,10 @@
 // Knobs (env): BENCH_CONNECTIONS (10), BENCH_WARMUP_MS (1000), BENCH_DURATION_MS (5000),
 // BENCH_ROUNDS (4; baseline and agent alternate and the best round of each counts, since other
 // processes on a shared machine only ever slow a run), BENCH_COLD_RUNS (5), BENCH_STRICT=1 (exit 1
-// on any FAIL; by default a FAIL is reported, not an error).
+// on any FAIL; by default a FAIL is reported, not an error), BENCH_AGAINST=<dir> (another built
+// checkout, e.g. a `git worktree` of the previous commit: its agent is measured in the same run,
+// interleaved with ours, and the three figures are printed side by side — the regression check of a
+// change to the core).
 // `npm run bench -- --profile` adds one extra agent run under `node --cpu-prof` (not counted in the
 // figures), keeps the profile as bench-results/agent-health.cpuprofile and prints its top frames.
 import { spawn, spawnSync } from 'node:child_process';
@@ -28,6 +31,8 @@ import { summarise } from './cpuprofile-top.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SVC = path.join(ROOT, 'bin', 'svc.js');
+const AGAINST = process.env.BENCH_AGAINST ? path.resolve(process.env.BENCH_AGAINST) : null;
+const SVC_AGAINST = AGAINST ? path.join(AGAINST, 'bin', 'svc.js') : null;
 const HOST = '127.0.0.1';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -199,11 +204,11 @@ function get(port, urlPath, timeoutMs = 2000) {
 }
 
 /** Start `svc serve` on a free port with a fresh state dir. */
-async function startAgent({ pinned = true, extraNodeArgs = [] } = {}) {
+async function startAgent({ pinned = true, extraNodeArgs = [], svc = SVC } = {}) {
   const port = await freePort();
   const stateDir = tempDir('svc-bench-state-');
   const prefix = pinned ? serverPrefix : [];
-  const argv = [...prefix, process.execPath, ...extraNodeArgs, SVC, 'serve', ...projectArgs, '--bind', `${HOST}:${port}`];
+  const argv = [...prefix, process.execPath, ...extraNodeArgs, svc, 'serve', ...projectArgs, '--bind', `${HOST}:${port}`];
   const t0 = performance.now();
   const child = track(
     spawn(argv[0], argv.slice(1), {
@@ -293,8 +298,8 @@ async function measureBaseline(spec) {
   }
 }
 
-async function measureAgent({ extraNodeArgs = [] } = {}) {
-  const agent = await startAgent({ extraNodeArgs });
+async function measureAgent({ extraNodeArgs = [], svc = SVC } = {}) {
+  const agent = await startAgent({ extraNodeArgs, svc });
   try {
     await waitForStdout(agent.child, /svc agent listening on http:\/\/\S+/, 15_000);
     return await runLoad(agent.port, agent.child.pid);
@@ -342,8 +347,8 @@ function aggregate(runs) {
 
 // Unpinned, as the agent runs in the field (V8 compiles and collects on helper threads); the
 // poller in this process stays on the generator core.
-async function coldStartOnce() {
-  const agent = await startAgent({ pinned: false });
+async function coldStartOnce(svc = SVC) {
+  const agent = await startAgent({ pinned: false, svc });
   const deadline = agent.t0 + 10_000;
   try {
     for (;;) {
@@ -366,8 +371,8 @@ async function coldStartOnce() {
 // ---------------------------------------------------------------------------------------------
 // 3. Idle RSS
 
-async function idleRss(spec) {
-  const agent = await startAgent({ pinned: false });
+async function idleRss(spec, svc = SVC) {
+  const agent = await startAgent({ pinned: false, svc });
   // A bare node:http process idling alongside, for reference (what Node itself costs).
   const bare = await startBaseline(spec, { pinned: false });
   try {
@@ -410,7 +415,12 @@ async function main() {
     progress(`throughput round ${i + 1}/${ROUNDS}: agent`);
     const agent = await measureAgent();
     progress(`  agent ${fmtInt(agent.rps)} req/s`);
-    rounds.push({ baseline, agent });
+    let against = null;
+    if (SVC_AGAINST) {
+      against = await measureAgent({ svc: SVC_AGAINST });
+      progress(`  agent of ${path.basename(AGAINST)} ${fmtInt(against.rps)} req/s`);
+    }
+    rounds.push({ baseline, agent, ...(against ? { against } : {}) });
   }
   const base = aggregate(rounds.map((r) => r.baseline));
   const agt = aggregate(rounds.map((r) => r.agent));
@@ -431,12 +441,22 @@ async function main() {
 
   progress(`cold start x${COLD_RUNS}`);
   const coldRuns = [];
-  for (let i = 0; i < COLD_RUNS; i++) coldRuns.push(await coldStartOnce());
+  const coldAgainst = [];
+  for (let i = 0; i < COLD_RUNS; i++) {
+    coldRuns.push(await coldStartOnce());
+    if (SVC_AGAINST) coldAgainst.push(await coldStartOnce(SVC_AGAINST));
+  }
   const coldMedian = median(coldRuns);
 
   progress('idle RSS');
   const rss = await idleRss(spec);
   const rssMiB = rss.rssKiB / 1024;
+  let against = null;
+  if (SVC_AGAINST) {
+    const prev = aggregate(rounds.map((r) => r.against));
+    const rssAgainst = await idleRss(spec, SVC_AGAINST);
+    against = { dir: AGAINST, ratio: prev.rps / base.rps, rps: prev.rps, coldRunsMs: coldAgainst, coldMedianMs: median(coldAgainst), rssMiB: rssAgainst.rssKiB / 1024 };
+  }
 
   const outDir = path.join(ROOT, 'bench-results');
   mkdirSync(outDir, { recursive: true });
@@ -470,6 +490,7 @@ async function main() {
     profile: profiled
       ? { file: profiled.file, rps: profiled.run.rps, windowUs: [profiled.run.windowStartUs, profiled.run.windowEndUs], summary: profiled.summary }
       : null,
+    against,
     totalSeconds: 0,
   };
   results.totalSeconds = (performance.now() - started) / 1000;
@@ -490,6 +511,14 @@ async function main() {
     [`cold start to first 200 (median of ${COLD_RUNS})`, `${fmtInt(coldMedian)} ms`, `<= ${TARGET.coldStartMs} ms`, verdict(results.coldStart.pass)],
     ['idle RSS 2 s after start (VmRSS)', `${rssMiB.toFixed(1)} MiB`, `<= ${TARGET.idleRssMiB} MiB`, verdict(results.idleRss.pass)],
   ];
+  if (against) {
+    const name = path.basename(against.dir);
+    rows.push(
+      [`health throughput ratio, ${name} (same rounds)`, `${against.ratio.toFixed(3)} (ours ${ratio.toFixed(3)})`, 'no regression', verdict(ratio >= against.ratio * 0.95)],
+      [`cold start median, ${name}`, `${fmtInt(against.coldMedianMs)} ms (ours ${fmtInt(coldMedian)} ms)`, 'no regression', verdict(coldMedian <= against.coldMedianMs * 1.1 + 10)],
+      [`idle RSS, ${name}`, `${against.rssMiB.toFixed(1)} MiB (ours ${rssMiB.toFixed(1)} MiB)`, 'no regression', verdict(rssMiB <= against.rssMiB + 2)],
+    );
+  }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
   const line = (r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd();
   const out = [];

@@ -1,43 +1,11 @@
 /**
  * Import boundaries of the HAL (hal/README.md, docs/architecture.md "Folders"): the HAL is the
  * transport library at the bottom; the firmware bridge (protocol) may use it, never the reverse; the
- * agent reaches it only through its public surface `hal/index.js`. Read from the sources with plain
- * fs and a regex over import specifiers (static `import … from`, `export … from`, `import('…')`),
- * so the rule holds for lazily loaded modules too.
+ * agent reaches it only through its public surface `hal/index.js` (imports read by ./source-imports.ts).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importsOf, sourceFiles, topFolder } from './source-imports.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(path.join(ROOT, dir))) {
-    const rel = path.posix.join(dir, name);
-    if (statSync(path.join(ROOT, rel)).isDirectory()) out.push(...sourceFiles(rel));
-    else if (/\.(ts|mts|js|mjs)$/.test(name) && !/\.d\.ts$/.test(name)) out.push(rel);
-  }
-  return out;
-}
-
-const SPECIFIER = /(?:\bimport\s+(?:type\s+)?(?:[\w*{}\s,$]+?\s+from\s+)?|\bexport\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\})\s+from\s+|\bimport\s*\(\s*)['"]([^'"]+)['"]/g;
-
-/** Relative import specifiers of a file, resolved to repository-relative paths (`hal/index.js`). */
-function importsOf(file: string, source = readFileSync(path.join(ROOT, file), 'utf8')): string[] {
-  // Comments may quote import lines from other files (READMEs, examples); only code counts.
-  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-  const found: string[] = [];
-  for (const m of code.matchAll(SPECIFIER)) {
-    const spec = m[1]!;
-    if (!spec.startsWith('.')) continue;
-    found.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));
-  }
-  return found;
-}
-
-const topFolder = (p: string): string => p.split('/')[0]!;
 const halFiles = sourceFiles('hal');
 const bridgeFiles = sourceFiles('firmware-bridge');
 const agentFiles = sourceFiles('agent');
