@@ -4,7 +4,6 @@ import { adminOperations } from './admin.js';
 import { auditOperations } from './audit.js';
 import { authOperations } from './auth.js';
 import { deviceOperations, halOperations } from './devices.js';
-import { entityOperations } from './entities.js';
 import { fleetOperations } from './fleet.js';
 import { oidcOperations } from './oidc.js';
 import { programOperations } from './programs.js';
@@ -23,7 +22,6 @@ const COMBINED: readonly Operation[] = [
   ...deviceOperations,
   ...halOperations,
   ...fleetOperations,
-  ...entityOperations,
   ...sreOperations,
   ...programOperations,
   ...rpcOperations,
