@@ -6,7 +6,6 @@ import { authOperations } from './auth.js';
 import { deviceOperations, halOperations } from './devices.js';
 import { fleetOperations } from './fleet.js';
 import { oidcOperations } from './oidc.js';
-import { programOperations } from './programs.js';
 import { rpcOperations } from './rpc.js';
 import { sreOperations } from './sre.js';
 
@@ -23,7 +22,6 @@ const COMBINED: readonly Operation[] = [
   ...halOperations,
   ...fleetOperations,
   ...sreOperations,
-  ...programOperations,
   ...rpcOperations,
 ];
 
