@@ -344,4 +344,21 @@ export const tagEntity = defineSpec<TagsBody>({
   body: tagsBody,
 });
 
-export const entitySpecs = [listEntities, getEntityGraph, getEntityTraceability, queryEntities, registerEntity, relateEntities, syncEntities, getEntity, getEntityRelationships, getEntityHealth, getEntityReadiness, getEntityTrust, getEntityAutonomy, getEntityDecisions, verifyEntity, tagEntity];
+export const entitySpecs = [
+  listEntities,
+  getEntityGraph,
+  getEntityTraceability,
+  queryEntities,
+  registerEntity,
+  relateEntities,
+  syncEntities,
+  getEntity,
+  getEntityRelationships,
+  getEntityHealth,
+  getEntityReadiness,
+  getEntityTrust,
+  getEntityAutonomy,
+  getEntityDecisions,
+  verifyEntity,
+  tagEntity,
+];
