@@ -1,5 +1,7 @@
 import { alertSpecs } from './domains/alerts.js';
+import { entitySpecs } from './domains/entities.js';
 import { metaSpecs } from './domains/meta.js';
+import { programSpecs } from './domains/programs.js';
 import type { OperationSpec } from './spec.js';
 
 export * from './spec.js';
@@ -13,4 +15,4 @@ export * from './versions.js';
  * and imports nothing from the agent (test/architecture/import-boundaries.test.ts); the agent binds a
  * handler to every spec, and the relay, the clients and the panel read the same list.
  */
-export const SPECS: readonly OperationSpec[] = [...metaSpecs, ...alertSpecs];
+export const SPECS: readonly OperationSpec[] = [...metaSpecs, ...alertSpecs, ...entitySpecs, ...programSpecs];

@@ -10,7 +10,7 @@ import { buildInput, findOperation, runLocal, runRemote } from './operation-comm
 import { apiKeyGenerateCommand } from './api-key-command.js';
 import { serveCommand } from './serve-command.js';
 import { simDeviceCommand } from './sim-device-command.js';
-import { programSpecFor } from '../operations/programs.js';
+import { programCommandFor } from '../programs/handlers.js';
 
 /** Exit codes: 0 success, 1 the operation was refused or failed, 2 usage, configuration or parse error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -90,7 +90,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     const found = findOperation(AGENT_SPECS, words);
     if (!found) throw new UsageError(`unknown command '${words.join(' ')}' (try 'svc help')`);
-    const programSpec = programSpecFor(found.op);
+    const programSpec = programCommandFor(found.op);
     if (programSpec) {
       const { runProgramCommand } = await import('./program-command.js');
       return await runProgram(() => runProgramCommand(programSpec, found.rest, options, loadSettings()));

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { PROGRAM_OPERATION_SPECS, type ProgramOperationSpec } from '../operations/programs.js';
 import { findManifest, resolveProjectConfig } from '../project/resolve-config.js';
 import { ProgramService } from '../programs/program-service.js';
 import type { ProgramWorkspace } from '../programs/program-workspace.js';
+import { programCommandFor, type ProgramCommand } from '../programs/handlers.js';
 import type { Settings } from '../settings/settings.js';
 import { UsageError } from './args.js';
 import { presentProgramResult } from './program-text.js';
@@ -56,7 +56,7 @@ export interface ProgramCliOutcome {
  * REST route, and prints JSON (`--json`) or the text form of §29. Exit 0 ready/passed, 1 not.
  */
 export async function runProgramCommand(
-  spec: ProgramOperationSpec,
+  spec: ProgramCommand,
   positional: readonly string[],
   options: Map<string, string | true>,
   settings: Settings,
@@ -78,7 +78,7 @@ export async function runProgramCommand(
   }
   // `svc verify f.sd --capabilities` / `--traceability` is the capabilities verification (§29).
   if (spec.id === 'verifyProgramHardware' && (flags.has('capabilities') || flags.has('traceability'))) {
-    spec = PROGRAM_OPERATION_SPECS.find((s) => s.id === 'verifyProgramCapabilities')!;
+    spec = programCommandFor({ id: 'verifyProgramCapabilities' })!;
   }
   // `svc explain readiness --file f.sd`, `svc explain decision t.trace`.
   if (spec.id === 'explainProgram' && files.length > 0 && EXPLAIN_MODES.has(files[0]!) && !flags.has('mode')) {
@@ -130,14 +130,14 @@ export async function runProgramCommand(
  * `--verbose`), program-language §24.1 and §29.
  */
 export async function runRunCommand(positional: readonly string[], options: Map<string, string | true>, settings: Settings, cwd = process.cwd()): Promise<ProgramCliOutcome> {
-  const spec = PROGRAM_OPERATION_SPECS.find((s) => s.id === 'runProgramSimulation')!;
+  const spec = programCommandFor({ id: 'runProgramSimulation' })!;
   const verbose = options.has('verbose');
   return runProgramCommand(spec, positional, options, settings, cwd, { maxLoopIterations: verbose ? RUN_VERBOSE_MAX_LOOP_ITERATIONS : RUN_MAX_LOOP_ITERATIONS });
 }
 
 const EXPLAIN_MODES = new Set(['program', 'readiness', 'verify', 'safety', 'trace', 'decision']);
 
-function toRequest(spec: ProgramOperationSpec, flags: Map<string, string | true>, file: string | null): Record<string, unknown> {
+function toRequest(spec: ProgramCommand, flags: Map<string, string | true>, file: string | null): Record<string, unknown> {
   const req: Record<string, unknown> = {};
   if (file) req['file'] = file;
   for (const [name, value] of flags) {

@@ -1,7 +1,9 @@
 /**
  * The vocabulary of the entity registry (docs/entities.md): entity kinds, relationship kinds and
- * the status enumerations. Plain data, no behaviour beyond parsing.
+ * the status enumerations. Plain data, no behaviour beyond parsing. The status and relationship
+ * words are the contract's (api/vocabulary/entities.ts), re-exported here.
  */
+import { RELATIONSHIP_KINDS, type RelationshipKind } from '../../api/vocabulary/entities.js';
 
 /** The 37 built-in entity kinds; anything else is a custom kind. */
 export const ENTITY_KINDS = [
@@ -45,51 +47,18 @@ export const ENTITY_KINDS = [
 ] as const;
 export type BuiltinKind = (typeof ENTITY_KINDS)[number];
 
-export const RELATIONSHIP_KINDS = [
-  'owns',
-  'contains',
-  'connected_to',
-  'controls',
-  'monitors',
-  'depends_on',
-  'assigned_to',
-  'communicates_with',
-  'backs_up',
-  'replaces',
-  'reports_to',
-  'belongs_to',
-  'located_in',
-  'secured_by',
-  'managed_by',
-  'provides',
-  'consumes',
-  'participates_in',
-] as const;
-export type RelationshipKind = (typeof RELATIONSHIP_KINDS)[number];
-
-export const HEALTH_STATUSES = ['healthy', 'warning', 'degraded', 'offline', 'critical', 'unknown'] as const;
-export type HealthStatus = (typeof HEALTH_STATUSES)[number];
-
-export const READINESS_STATUSES = ['ready', 'not_ready', 'partial', 'unknown'] as const;
-export type ReadinessStatus = (typeof READINESS_STATUSES)[number];
-
-export const TRUST_STATUSES = ['verified', 'trusted', 'untrusted', 'compromised', 'unknown'] as const;
-export type TrustStatus = (typeof TRUST_STATUSES)[number];
-
-export const LIFECYCLE_STATES = [
-  'discovered',
-  'provisioned',
-  'verified',
-  'assigned',
-  'active',
-  'suspended',
-  'degraded',
-  'offline',
-  'retired',
-  'archived',
-  'unknown',
-] as const;
-export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
+export {
+  HEALTH_STATUSES,
+  LIFECYCLE_STATES,
+  READINESS_STATUSES,
+  RELATIONSHIP_KINDS,
+  TRUST_STATUSES,
+  type HealthStatus,
+  type LifecycleState,
+  type ReadinessStatus,
+  type RelationshipKind,
+  type TrustStatus,
+} from '../../api/vocabulary/entities.js';
 
 const BUILTIN: ReadonlySet<string> = new Set(ENTITY_KINDS);
 const RELATIONSHIPS: ReadonlySet<string> = new Set(RELATIONSHIP_KINDS);

@@ -1,5 +1,6 @@
 import { defineModule } from '../core/module.js';
 import { EntityService } from './entity-service.js';
+import { entityHandlers } from './handlers.js';
 
 /** The entity registry: configuration, device pool and program facts as one graph, plus the operator's overlay. */
 export const entitiesModule = defineModule({
@@ -21,6 +22,6 @@ export const entitiesModule = defineModule({
       auditRecords: () => audit.chain.records(),
       warn: (m) => boot.log(`warning: ${m}`),
     });
-    return { provides: { entities }, close: () => entities.flush() };
+    return { provides: { entities }, handlers: entityHandlers, close: () => entities.flush() };
   },
 });

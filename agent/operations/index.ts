@@ -4,10 +4,8 @@ import { adminOperations } from './admin.js';
 import { auditOperations } from './audit.js';
 import { authOperations } from './auth.js';
 import { deviceOperations, halOperations } from './devices.js';
-import { entityOperations } from './entities.js';
 import { fleetOperations } from './fleet.js';
 import { oidcOperations } from './oidc.js';
-import { programOperations } from './programs.js';
 import { rpcOperations } from './rpc.js';
 import { sreOperations } from './sre.js';
 
@@ -23,9 +21,7 @@ const COMBINED: readonly Operation[] = [
   ...deviceOperations,
   ...halOperations,
   ...fleetOperations,
-  ...entityOperations,
   ...sreOperations,
-  ...programOperations,
   ...rpcOperations,
 ];
 

@@ -1,4 +1,5 @@
 import { defineModule } from '../core/module.js';
+import { programHandlers } from './handlers.js';
 import { ProgramService } from './program-service.js';
 
 /** Program analysis, simulation and replay; the engine itself loads on first use. */
@@ -18,6 +19,6 @@ export const programsModule = defineModule({
       cwd: boot.cwd,
       devices: () => devices.list().map((d) => ({ id: d.id, logical_name: d.logical_name, type: d.device_type })),
     });
-    return { provides: { programs } };
+    return { provides: { programs }, handlers: programHandlers };
   },
 });

@@ -1,30 +1,10 @@
-import * as z from 'zod';
+import type { ProgramRequest } from '../../api/domains/programs.js';
 
 /**
- * The program operation request (docs/programs.md; program-language §8).
- * Every flag defaults to false; `file` falls back to the server's `--program`.
+ * The program operation request and query are the contract's (api/domains/programs.ts,
+ * docs/programs.md); this file adds only what the local CLI may pass on.
  */
-export const programRequestSchema = z.lazy(() => z.object({
-  file: z.string().optional(),
-  target: z.string().min(1).optional(),
-  all_targets: z.boolean().optional(),
-  include_runtime: z.boolean().optional(),
-  inject_health_faults: z.boolean().optional(),
-  traceability: z.boolean().optional(),
-  capabilities: z.boolean().optional(),
-  execute: z.boolean().optional(),
-  deterministic: z.boolean().optional(),
-  playback: z.boolean().optional(),
-  decision_trace: z.boolean().optional(),
-  record_trace: z.boolean().optional(),
-  /** Replay: start at this offset (`1500`, `T+00:02`, `T+01:00:00`). */
-  from: z.union([z.string(), z.number()]).optional(),
-  /** Explain mode: program (default), readiness, verify, safety, trace, decision. */
-  mode: z.string().optional(),
-  /** Audit decisions: also return the text explanation. */
-  explain: z.boolean().optional(),
-}));
-export type ProgramRequest = z.infer<typeof programRequestSchema>;
+export type { ProgramQuery, ProgramRequest } from '../../api/domains/programs.js';
 
 /**
  * What only the local CLI may add to a request (never parsed from a remote body): where
@@ -36,10 +16,3 @@ export type LocalProgramRequest = ProgramRequest & {
   max_loop_iterations?: number;
   inject_failure?: string;
 };
-
-/** GET query of source, trust and traces. */
-export const programQuerySchema = z.lazy(() => z.object({
-  file: z.string().optional(),
-  limit: z.coerce.number().int().optional(),
-}));
-export type ProgramQuery = z.infer<typeof programQuerySchema>;
