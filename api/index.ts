@@ -1,5 +1,9 @@
+import { adminSpecs } from './domains/admin.js';
 import { alertSpecs } from './domains/alerts.js';
+import { auditSpecs } from './domains/audit.js';
+import { authSpecs } from './domains/auth.js';
 import { metaSpecs } from './domains/meta.js';
+import { oidcSpecs } from './domains/oidc.js';
 import type { OperationSpec } from './spec.js';
 
 export * from './spec.js';
@@ -13,4 +17,4 @@ export * from './versions.js';
  * and imports nothing from the agent (test/architecture/import-boundaries.test.ts); the agent binds a
  * handler to every spec, and the relay, the clients and the panel read the same list.
  */
-export const SPECS: readonly OperationSpec[] = [...metaSpecs, ...alertSpecs];
+export const SPECS: readonly OperationSpec[] = [...metaSpecs, ...alertSpecs, ...authSpecs, ...adminSpecs, ...auditSpecs, ...oidcSpecs];

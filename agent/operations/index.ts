@@ -1,12 +1,8 @@
 import type { OperationSpec } from '../../api/spec.js';
 import { splitOperation, type Operation } from './legacy-operation.js';
-import { adminOperations } from './admin.js';
-import { auditOperations } from './audit.js';
-import { authOperations } from './auth.js';
 import { deviceOperations, halOperations } from './devices.js';
 import { entityOperations } from './entities.js';
 import { fleetOperations } from './fleet.js';
-import { oidcOperations } from './oidc.js';
 import { programOperations } from './programs.js';
 import { rpcOperations } from './rpc.js';
 import { sreOperations } from './sre.js';
@@ -16,10 +12,6 @@ import { sreOperations } from './sre.js';
  * OpenAPI document, the CLI commands (and the gRPC service and JSON-RPC gateway) derive from it.
  */
 const COMBINED: readonly Operation[] = [
-  ...authOperations,
-  ...adminOperations,
-  ...auditOperations,
-  ...oidcOperations,
   ...deviceOperations,
   ...halOperations,
   ...fleetOperations,
