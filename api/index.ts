@@ -1,6 +1,10 @@
+import { adminSpecs } from './domains/admin.js';
 import { alertSpecs } from './domains/alerts.js';
+import { auditSpecs } from './domains/audit.js';
+import { authSpecs } from './domains/auth.js';
 import { entitySpecs } from './domains/entities.js';
 import { metaSpecs } from './domains/meta.js';
+import { oidcSpecs } from './domains/oidc.js';
 import { programSpecs } from './domains/programs.js';
 import type { OperationSpec } from './spec.js';
 
@@ -15,4 +19,13 @@ export * from './versions.js';
  * and imports nothing from the agent (test/architecture/import-boundaries.test.ts); the agent binds a
  * handler to every spec, and the relay, the clients and the panel read the same list.
  */
-export const SPECS: readonly OperationSpec[] = [...metaSpecs, ...alertSpecs, ...entitySpecs, ...programSpecs];
+export const SPECS: readonly OperationSpec[] = [
+  ...metaSpecs,
+  ...alertSpecs,
+  ...authSpecs,
+  ...adminSpecs,
+  ...auditSpecs,
+  ...oidcSpecs,
+  ...entitySpecs,
+  ...programSpecs,
+];

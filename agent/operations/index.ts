@@ -1,11 +1,7 @@
 import type { OperationSpec } from '../../api/spec.js';
 import { splitOperation, type Operation } from './legacy-operation.js';
-import { adminOperations } from './admin.js';
-import { auditOperations } from './audit.js';
-import { authOperations } from './auth.js';
 import { deviceOperations, halOperations } from './devices.js';
 import { fleetOperations } from './fleet.js';
-import { oidcOperations } from './oidc.js';
 import { rpcOperations } from './rpc.js';
 import { sreOperations } from './sre.js';
 
@@ -14,10 +10,6 @@ import { sreOperations } from './sre.js';
  * OpenAPI document, the CLI commands (and the gRPC service and JSON-RPC gateway) derive from it.
  */
 const COMBINED: readonly Operation[] = [
-  ...authOperations,
-  ...adminOperations,
-  ...auditOperations,
-  ...oidcOperations,
   ...deviceOperations,
   ...halOperations,
   ...fleetOperations,

@@ -1,12 +1,17 @@
 import { defineModule } from '../core/module.js';
 import { ApiKeyStore } from './api-keys.js';
 import { Credentials } from './credentials.js';
+import { adminHandlers, authHandlers } from './handlers.js';
+import { oidcHandlers } from './oidc/handlers.js';
 import { OidcService } from './oidc/oidc-service.js';
 import { RateLimiter } from './rate-limit.js';
 import { SessionTokens } from './sessions.js';
 import { UserDirectory } from './users.js';
 
-/** Credentials (API keys, session tokens), the operator directory, OIDC sign-in and the rate limiter. */
+/**
+ * Credentials (API keys, session tokens), the operator directory, OIDC sign-in and the rate limiter;
+ * the auth, RBAC, admin (keys, users) and OIDC operations.
+ */
 export const securityModule = defineModule({
   name: 'security',
   async open({ use, boot }) {
@@ -30,6 +35,7 @@ export const securityModule = defineModule({
     const oidc = await OidcService.open({ stateDir: settings.stateDir, redirectUri: settings.oidc.redirectUri, log });
     return {
       provides: { users, credentials, oidc, rateLimiter: new RateLimiter(settings.rateLimitPerMinute) },
+      handlers: [...authHandlers, ...adminHandlers, ...oidcHandlers],
       async close() {
         await users.flush();
         await oidc.flush();

@@ -1,24 +1,12 @@
 import fs from 'node:fs';
 import * as z from 'zod';
 import { badRequest } from '../../core/errors.js';
+import { directoryEntrySchema } from '../../../api/domains/oidc.js';
 import type { DirectoryEntry } from '../users.js';
 
-/**
- * One directory entry as an identity provider's userinfo or a directory file spells it
- * (docs/security-oidc.md §3 step 4): `sub` or `user_id`, `name` or `preferred_username` (or
- * `display_name`), `email`, `groups[]`, optional `role`. Unknown fields are ignored.
- */
-export const directoryEntrySchema = z.lazy(() => z.object({
-  user_id: z.string().optional(),
-  sub: z.string().optional(),
-  display_name: z.string().optional(),
-  name: z.string().optional(),
-  preferred_username: z.string().optional(),
-  email: z.string().nullable().optional(),
-  groups: z.union([z.array(z.string()), z.string()]).nullable().optional(),
-  role: z.string().nullable().optional(),
-}));
-export type RawDirectoryEntry = z.infer<typeof directoryEntrySchema>;
+// The schema of one entry is part of the contract (the sync body carries a list of them); the
+// directory file uses the same one.
+export { directoryEntrySchema, type RawDirectoryEntry } from '../../../api/domains/oidc.js';
 
 const nonEmpty = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 

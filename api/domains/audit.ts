@@ -1,0 +1,27 @@
+import * as z from 'zod';
+import { defineSpec } from '../spec.js';
+
+/** The mutation audit, for Deploy-role principals (docs/security.md §10, "Reading and exporting (Deploy)"). */
+export const listAuditMutations = defineSpec({
+  id: 'listAuditMutations',
+  group: 'audit',
+  summary: 'Hash-chained audit records and whether the chain verifies',
+  method: 'GET',
+  path: '/v1/audit/mutations',
+  access: { kind: 'action', action: 'Deploy' },
+  rpc: { name: 'ListAuditMutations', request: 'Empty' },
+  cli: ['audit', 'mutations'],
+});
+
+export const exportAuditMutations = defineSpec<Record<string, never>, { format?: string | undefined }>({
+  id: 'exportAuditMutations',
+  group: 'audit',
+  summary: 'Export the audit as JSON Lines or CEF',
+  method: 'GET',
+  path: '/v1/audit/mutations/export',
+  access: { kind: 'action', action: 'Deploy' },
+  cli: ['audit', 'export'],
+  query: z.lazy(() => z.object({ format: z.string().optional() })),
+});
+
+export const auditSpecs = [listAuditMutations, exportAuditMutations];
