@@ -3,7 +3,6 @@ import { splitOperation, type Operation } from './legacy-operation.js';
 import { adminOperations } from './admin.js';
 import { auditOperations } from './audit.js';
 import { authOperations } from './auth.js';
-import { deviceOperations, halOperations } from './devices.js';
 import { entityOperations } from './entities.js';
 import { fleetOperations } from './fleet.js';
 import { oidcOperations } from './oidc.js';
@@ -20,8 +19,6 @@ const COMBINED: readonly Operation[] = [
   ...adminOperations,
   ...auditOperations,
   ...oidcOperations,
-  ...deviceOperations,
-  ...halOperations,
   ...fleetOperations,
   ...entityOperations,
   ...sreOperations,
