@@ -4,7 +4,6 @@ import { adminOperations } from './admin.js';
 import { auditOperations } from './audit.js';
 import { authOperations } from './auth.js';
 import { entityOperations } from './entities.js';
-import { fleetOperations } from './fleet.js';
 import { oidcOperations } from './oidc.js';
 import { programOperations } from './programs.js';
 import { rpcOperations } from './rpc.js';
@@ -19,7 +18,6 @@ const COMBINED: readonly Operation[] = [
   ...adminOperations,
   ...auditOperations,
   ...oidcOperations,
-  ...fleetOperations,
   ...entityOperations,
   ...sreOperations,
   ...programOperations,
