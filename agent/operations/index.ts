@@ -7,7 +7,6 @@ import { entityOperations } from './entities.js';
 import { oidcOperations } from './oidc.js';
 import { programOperations } from './programs.js';
 import { rpcOperations } from './rpc.js';
-import { sreOperations } from './sre.js';
 
 /**
  * The operation table (brief §2): every operation of the API, declared once. REST routes, the
@@ -19,7 +18,6 @@ const COMBINED: readonly Operation[] = [
   ...auditOperations,
   ...oidcOperations,
   ...entityOperations,
-  ...sreOperations,
   ...programOperations,
   ...rpcOperations,
 ];
