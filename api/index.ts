@@ -2,6 +2,7 @@ import { alertSpecs } from './domains/alerts.js';
 import { deviceSpecs } from './domains/devices.js';
 import { fleetSpecs } from './domains/fleet.js';
 import { metaSpecs } from './domains/meta.js';
+import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
 import type { OperationSpec } from './spec.js';
 
@@ -16,4 +17,4 @@ export * from './versions.js';
  * and imports nothing from the agent (test/architecture/import-boundaries.test.ts); the agent binds a
  * handler to every spec, and the relay, the clients and the panel read the same list.
  */
-export const SPECS: readonly OperationSpec[] = [...metaSpecs, ...alertSpecs, ...deviceSpecs, ...fleetSpecs, ...sreSpecs];
+export const SPECS: readonly OperationSpec[] = [...metaSpecs, ...alertSpecs, ...deviceSpecs, ...fleetSpecs, ...sreSpecs, ...rpcSpecs];

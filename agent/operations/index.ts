@@ -6,7 +6,6 @@ import { authOperations } from './auth.js';
 import { entityOperations } from './entities.js';
 import { oidcOperations } from './oidc.js';
 import { programOperations } from './programs.js';
-import { rpcOperations } from './rpc.js';
 
 /**
  * The operation table (brief §2): every operation of the API, declared once. REST routes, the
@@ -19,7 +18,6 @@ const COMBINED: readonly Operation[] = [
   ...oidcOperations,
   ...entityOperations,
   ...programOperations,
-  ...rpcOperations,
 ];
 
 const split = COMBINED.map(splitOperation);

@@ -1,7 +1,7 @@
 import { idFields, pathParamSources, REQUEST_MESSAGE_FIELDS } from '../../api/rpc-contract.js';
 import { badRequest, payloadTooLarge } from '../core/errors.js';
 import { parseJsonObject } from '../core/json-body.js';
-import { invoke } from '../core/invoke.js';
+import { invoke, type KernelServices } from '../core/invoke.js';
 import { accessOf, type Operation } from '../core/operation.js';
 import type { Services } from '../runtime/services.js';
 import { enforceAccess } from '../security/access.js';
@@ -80,7 +80,7 @@ export function checkRpcAccess(call: Pick<RpcCall, 'op' | 'fields' | 'principal'
 }
 
 /** Runs the operation through the invoke kernel and returns its JSON body (the same value REST serialises). */
-export async function invokeRpcOperation(call: RpcCall, services: Services): Promise<unknown> {
+export async function invokeRpcOperation(call: RpcCall, services: KernelServices): Promise<unknown> {
   const { op, fields } = call;
   // Access first (an unauthenticated malformed call is refused as unauthenticated, as on REST): the
   // ids carried as fields are checked here, the body and the ids it carries only after access.

@@ -12,6 +12,7 @@ import { LEGACY_SPECS } from '../operations/index.js';
 import { legacyOperationsModule } from '../operations/module.js';
 import { TABLE_ORDER } from '../operations/table-order.js';
 import { programsModule } from '../programs/module.js';
+import { rpcModule } from '../rpc/module.js';
 import { securityModule } from '../security/module.js';
 import { telemetryModule } from '../telemetry/module.js';
 
@@ -31,6 +32,7 @@ export const MODULES: readonly DomainModule[] = [
   entitiesModule,
   metaModule,
   legacyOperationsModule,
+  rpcModule,
 ];
 
 /** Every operation the agent serves: the contract, then the transitional combined modules. */
