@@ -72,7 +72,7 @@ function bodyFromFields(op: Operation, fields: RpcFields, params: Record<string,
 
 /**
  * Checks everything that does not need the body: field-carried ids and the access rule. Split out
- * so a transport can run it before spending a rate-limit token (api-behaviour §13.3 order).
+ * so a transport can run it before spending a rate-limit token (order of checks: docs/api.md § Errors, docs/architecture.md "A request, step by step").
  */
 export function checkRpcAccess(call: Pick<RpcCall, 'op' | 'fields' | 'principal'>, services: Services): void {
   const params = paramsFromFields(call.op, call.fields);
