@@ -2,10 +2,14 @@ import { adminSpecs } from './domains/admin.js';
 import { alertSpecs } from './domains/alerts.js';
 import { auditSpecs } from './domains/audit.js';
 import { authSpecs } from './domains/auth.js';
+import { deviceSpecs } from './domains/devices.js';
 import { entitySpecs } from './domains/entities.js';
+import { fleetSpecs } from './domains/fleet.js';
 import { metaSpecs } from './domains/meta.js';
 import { oidcSpecs } from './domains/oidc.js';
 import { programSpecs } from './domains/programs.js';
+import { rpcSpecs } from './domains/rpc.js';
+import { sreSpecs } from './domains/sre.js';
 import type { OperationSpec } from './spec.js';
 
 export * from './spec.js';
@@ -26,6 +30,10 @@ export const SPECS: readonly OperationSpec[] = [
   ...adminSpecs,
   ...auditSpecs,
   ...oidcSpecs,
+  ...deviceSpecs,
+  ...fleetSpecs,
   ...entitySpecs,
+  ...sreSpecs,
   ...programSpecs,
+  ...rpcSpecs,
 ];

@@ -32,7 +32,7 @@ const ERROR_RESPONSES: Record<string, string> = {
 };
 
 /**
- * The OpenAPI 3.1 document, derived from the operation table (D12): a route cannot be served
+ * The OpenAPI 3.1 document, derived from the contract (docs/wire-decisions.md D12): a route cannot be served
  * without being documented, nor documented without being served.
  */
 export function buildOpenApiDocument(

@@ -2,7 +2,7 @@ import { accessOf, isMutation, pathParams, type Access, type OperationSpec as Op
 import { PROTO_FILE, PROTO_PACKAGE, PROTO_SEMVER } from './versions.js';
 
 /**
- * The gRPC contract, derived from the operation table (brief §2.1): one unary RPC per operation that
+ * The gRPC contract, derived from the contract (docs/architecture.md rule 1): one unary RPC per operation that
  * names an `rpc`, plus `Health` and the two server-streaming RPCs. The checked-in
  * `proto/svc/v1/control_center.proto` is `renderProto(buildRpcContract(OPERATIONS))`; the gRPC server
  * builds its service from the same contract at start, and the JSON-RPC gateway resolves its methods
@@ -51,7 +51,7 @@ export interface RpcContract<T extends Operation = Operation> {
   rpcs: ProtoRpc<T>[];
 }
 
-/** Fields of each request message kind, numbered in this order (the reference's messages, §13.1). */
+/** Fields of each request message kind, numbered in this order (docs/grpc.md § The contract). */
 export const REQUEST_MESSAGE_FIELDS: Record<RpcRequestKind, readonly string[]> = {
   Empty: [],
   JsonBodyRequest: ['body_json'],
@@ -146,7 +146,7 @@ const STREAM_MESSAGES: ProtoMessage[] = [
   },
   {
     name: 'PlatformEventFrame',
-    comment: 'One platform event (api-behaviour §11.1).',
+    comment: 'One platform event (docs/events.md § Platform events).',
     fields: [
       { name: 'type', number: 1, type: 'string', comment: 'PascalCase event name, e.g. HealthChanged.' },
       { name: 'stream_name', number: 2, type: 'string', comment: 'The snake_case name WebSocket clients see, e.g. health_changed.' },

@@ -1,4 +1,4 @@
-// `npm run proto:generate`: writes proto/svc/v1/control_center.proto from the operation table.
+// `npm run proto:generate`: writes proto/svc/v1/control_center.proto from the contract (api/).
 // `npm run proto:generate -- --check` only compares and exits 1 when the checked-in file is stale.
 // Runs on the compiled agent (the npm script compiles first), so it needs no TypeScript loader.
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -6,12 +6,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { AGENT_SPECS } = await import(path.join(ROOT, 'dist/agent/runtime/modules.js'));
+const { SPECS } = await import(path.join(ROOT, 'dist/api/index.js'));
 const { buildRpcContract, renderProto } = await import(path.join(ROOT, 'dist/api/rpc-contract.js'));
 const { PROTO_FILE } = await import(path.join(ROOT, 'dist/api/versions.js'));
 
 const target = path.join(ROOT, PROTO_FILE);
-const contract = buildRpcContract(AGENT_SPECS);
+const contract = buildRpcContract(SPECS);
 const text = renderProto(contract);
 let current = null;
 try {

@@ -1,6 +1,6 @@
 import { ApiError } from '../core/errors.js';
 import { cliWords } from '../core/operation.js';
-import { AGENT_SPECS } from '../runtime/modules.js';
+import { SPECS } from '../../api/index.js';
 import { ConfigError } from '../project/resolve-config.js';
 import { ProjectError } from '../project/project-context.js';
 import { SVC_VERSION } from '../runtime/versions.js';
@@ -16,7 +16,7 @@ import { programCommandFor } from '../programs/handlers.js';
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 function usage(): string {
-  const lines = AGENT_SPECS.filter((op) => cliWords(op)).map((op) => {
+  const lines = SPECS.filter((op) => cliWords(op)).map((op) => {
     const params = op.path.match(/\{[^}]+\}/g)?.map((p) => `<${p.slice(1, -1)}>`).join(' ') ?? '';
     return `  svc ${[...cliWords(op)!, params].filter(Boolean).join(' ').padEnd(34)} ${op.method} ${op.path}`;
   });
@@ -88,7 +88,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       const { runRunCommand } = await import('./program-command.js');
       return await runProgram(() => runRunCommand(words.slice(1), options, loadSettings()));
     }
-    const found = findOperation(AGENT_SPECS, words);
+    const found = findOperation(SPECS, words);
     if (!found) throw new UsageError(`unknown command '${words.join(' ')}' (try 'svc help')`);
     const programSpec = programCommandFor(found.op);
     if (programSpec) {

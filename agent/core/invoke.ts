@@ -6,6 +6,9 @@ import { ApiError } from './errors.js';
 import { accessOf, WRITE_ACCESS_FOR_MUTATES_WHEN, writesOn, type CallContext, type Operation } from './operation.js';
 import { parseInput } from './validate.js';
 
+/** The services the kernel itself uses: access (settings, bus for `AuthFailed`), the audit chain and the gRPC trace ring. */
+export type KernelServices = Pick<Services, 'settings' | 'bus' | 'traces' | 'audit'>;
+
 /** What a transport hands the kernel: the caller, and the raw input as it arrived on its wire. */
 export interface Invocation extends CallContext {
   /** Path parameters, already taken from the URL or the request message. */
@@ -38,7 +41,7 @@ export function concretePath(path: string, params: Record<string, string>): stri
  *  6. trace: gRPC calls go into the trace ring here (REST and JSON-RPC requests are traced by the
  *     HTTP pipeline, which also sees requests that reach no operation; the CLI serves no request).
  */
-export async function invoke(op: Operation, call: Invocation, services: Services): Promise<unknown> {
+export async function invoke(op: Operation, call: Invocation, services: KernelServices): Promise<unknown> {
   if (call.transport !== 'grpc') return run(op, call, services);
   const startedAt = performance.now();
   const timestampMs = Date.now();
@@ -60,7 +63,7 @@ export async function invoke(op: Operation, call: Invocation, services: Services
   }
 }
 
-async function run(op: Operation, call: Invocation, services: Services): Promise<unknown> {
+async function run(op: Operation, call: Invocation, services: KernelServices): Promise<unknown> {
   const detail = { operation: op.id, ...call.accessDetail };
   enforceAccess(accessOf(op), call.principal, services, detail);
   const rawBody = op.method === 'GET' ? {} : await call.body();

@@ -6,9 +6,10 @@ import { serialFactory } from './attachments/serial-factory.js';
 import { DeviceHub } from './device-hub.js';
 import { DevicePool } from './device-pool.js';
 import { DeviceRegistry } from './device-registry.js';
+import { deviceHandlers } from './handlers.js';
 import { HealthMonitor } from './health-monitor.js';
 
-/** The device pool: registry, health monitor, lifecycle workflows and the HAL attachments. */
+/** The device pool: registry, health monitor, lifecycle workflows, the HAL attachments and their handlers. */
 export const devicesModule = defineModule({
   name: 'devices',
   async open({ use, boot }) {
@@ -26,6 +27,7 @@ export const devicesModule = defineModule({
     deviceHub.register(canFactory(hal));
     return {
       provides: { hal, devices, deviceHub, devicePool: new DevicePool(devices, health, alerts, project.config) },
+      handlers: deviceHandlers,
       async close() {
         await deviceHub.close();
         await devices.flush();

@@ -1,7 +1,8 @@
 import { defineModule } from '../core/module.js';
 import { FleetService } from './fleet-service.js';
+import { fleetHandlers } from './handlers.js';
 
-/** Fleet views over the configuration and the device pool: robots, trees, reports, failover, package trust. */
+/** Fleet views over the configuration and the device pool: robots, trees, reports, failover, package trust, and their handlers. */
 export const fleetModule = defineModule({
   name: 'fleet',
   open({ use }) {
@@ -10,6 +11,7 @@ export const fleetModule = defineModule({
     const deviceHub = use('deviceHub');
     return {
       provides: { fleet: new FleetService({ devices: () => devices.list(), config: () => project.config, linkStats: () => deviceHub.stats() }) },
+      handlers: fleetHandlers,
     };
   },
 });

@@ -1,4 +1,5 @@
 import { defineModule } from '../core/module.js';
+import { incidentHandlers } from './handlers.js';
 import { IncidentService } from './incidents.js';
 
 /** SRE incidents, opened by critical alerts. */
@@ -6,6 +7,6 @@ export const incidentsModule = defineModule({
   name: 'incidents',
   async open({ use }) {
     const incidents = await IncidentService.open(use('settings').stateDir, use('alerts'));
-    return { provides: { incidents }, close: () => incidents.flush() };
+    return { provides: { incidents }, handlers: incidentHandlers, close: () => incidents.flush() };
   },
 });

@@ -1,7 +1,7 @@
 import { idFields, pathParamSources, REQUEST_MESSAGE_FIELDS } from '../../api/rpc-contract.js';
 import { badRequest, payloadTooLarge } from '../core/errors.js';
 import { parseJsonObject } from '../core/json-body.js';
-import { invoke } from '../core/invoke.js';
+import { invoke, type KernelServices } from '../core/invoke.js';
 import { accessOf, type Operation } from '../core/operation.js';
 import type { Services } from '../runtime/services.js';
 import { enforceAccess } from '../security/access.js';
@@ -10,7 +10,7 @@ import type { Principal } from '../security/principal.js';
 /**
  * Running an operation from an RPC request message — shared by the gRPC service and the JSON-RPC
  * gateway, so both apply exactly what REST applies: the access rule of the parity route (read
- * policy evaluated on the concrete path), D3 body parsing, the operation's schemas, the handler,
+ * policy evaluated on the concrete path), body parsing of docs/wire-decisions.md D3, the operation's schemas, the handler,
  * and the mutation audit. Transport-neutral: callers map the thrown `ApiError` onto their wire.
  */
 
@@ -53,7 +53,7 @@ function queryFromFields(op: Operation, fields: RpcFields): Record<string, strin
   return query;
 }
 
-/** D3 on `body_json`, then the path parameters the operation reads from it (`rpc.bodyParams`). */
+/** docs/wire-decisions.md D3 on `body_json`, then the path parameters the operation reads from it (`rpc.bodyParams`). */
 function bodyFromFields(op: Operation, fields: RpcFields, params: Record<string, string>, maxBodyBytes: number): Record<string, unknown> {
   const kind = op.rpc!.request;
   if (!REQUEST_MESSAGE_FIELDS[kind].includes('body_json')) return {};
@@ -72,7 +72,7 @@ function bodyFromFields(op: Operation, fields: RpcFields, params: Record<string,
 
 /**
  * Checks everything that does not need the body: field-carried ids and the access rule. Split out
- * so a transport can run it before spending a rate-limit token (api-behaviour §13.3 order).
+ * so a transport can run it before spending a rate-limit token (order of checks: docs/api.md § Errors, docs/architecture.md "A request, step by step").
  */
 export function checkRpcAccess(call: Pick<RpcCall, 'op' | 'fields' | 'principal'>, services: Services): void {
   const params = paramsFromFields(call.op, call.fields);
@@ -80,7 +80,7 @@ export function checkRpcAccess(call: Pick<RpcCall, 'op' | 'fields' | 'principal'
 }
 
 /** Runs the operation through the invoke kernel and returns its JSON body (the same value REST serialises). */
-export async function invokeRpcOperation(call: RpcCall, services: Services): Promise<unknown> {
+export async function invokeRpcOperation(call: RpcCall, services: KernelServices): Promise<unknown> {
   const { op, fields } = call;
   // Access first (an unauthenticated malformed call is refused as unauthenticated, as on REST): the
   // ids carried as fields are checked here, the body and the ids it carries only after access.

@@ -1,25 +1,21 @@
-import * as z from 'zod';
+import { type RpcRequest } from '../../api/domains/rpc.js';
 import { findRpc, REQUEST_MESSAGE_FIELDS, RPC_METHOD_PREFIX } from '../../api/rpc-contract.js';
 import { ApiError, badRequest } from '../core/errors.js';
-import type { Operation, OperationContext } from '../core/operation.js';
+import type { KernelServices } from '../core/invoke.js';
+import type { CallContext, Operation } from '../core/operation.js';
+import type { Services } from '../runtime/services.js';
 import { API_VERSION } from '../../api/versions.js';
 import { invokeRpcOperation, type RpcFields } from './invoke-operation.js';
 
 /**
- * `POST /v1/rpc` (api-behaviour §12, D5): `{method, params}` where `method` is
- * `svc.v1.ControlCenter/<Rpc>` of an operation flagged `jsonRpc` and `params` holds the fields of the
- * RPC's request message as strings (`body_json`, `query`, `entity_id`, `device_id`, …). The inner
- * operation runs with the caller's principal and its parity route's access rule; failures are HTTP
- * errors with the standard envelope (never 200). JSON-RPC 2.0 clients may add `jsonrpc` and `id`,
- * which are echoed on the answer, success or error.
+ * `POST /v1/rpc` (docs/grpc.md § JSON-RPC gateway, docs/wire-decisions.md D5): the request shape is
+ * the contract's (`api/domains/rpc.ts`). The inner operation runs with the caller's principal and its
+ * parity route's access rule; failures are HTTP errors with the standard envelope (never 200). The
+ * `jsonrpc` and `id` members a JSON-RPC 2.0 client sends are echoed on the answer, success or error.
  */
-export const rpcRequestSchema = z.lazy(() => z.object({
-  method: z.string().max(200),
-  params: z.record(z.string(), z.unknown()).optional(),
-  jsonrpc: z.literal('2.0').optional(),
-  id: z.union([z.string().max(200), z.number(), z.null()]).optional(),
-}));
-export type RpcRequest = z.infer<typeof rpcRequestSchema>;
+
+/** What the gateway needs: the bound operation table, and what the invoke kernel needs to run one. */
+export type JsonRpcServices = Pick<Services, 'operations'> & KernelServices;
 
 /** The operations the gateway exposes: flagged `jsonRpc` and carrying an RPC. */
 export function jsonRpcOperations(operations: readonly Operation[]): Operation[] {
@@ -55,19 +51,23 @@ function fieldsOf(op: Operation, params: Record<string, unknown> | undefined): R
   return fields;
 }
 
-export async function handleJsonRpc(request: RpcRequest, ctx: OperationContext): Promise<Record<string, unknown>> {
+export async function handleJsonRpc(
+  request: RpcRequest,
+  call: Pick<CallContext, 'principal' | 'correlationId'>,
+  services: JsonRpcServices,
+): Promise<Record<string, unknown>> {
   const echo: Record<string, unknown> = request.jsonrpc ? { jsonrpc: request.jsonrpc, id: request.id ?? null } : {};
   try {
-    const op = resolve(ctx.services.operations, request.method);
+    const op = resolve(services.operations, request.method);
     const result = await invokeRpcOperation(
       {
         op,
         fields: fieldsOf(op, request.params),
-        principal: ctx.principal,
-        correlationId: ctx.correlationId,
+        principal: call.principal,
+        correlationId: call.correlationId,
         transport: 'jsonrpc',
       },
-      ctx.services,
+      services,
     );
     return { ...echo, version: API_VERSION, method: request.method, result: result ?? {} };
   } catch (err) {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import type { WebSocketServer } from 'ws';
+import { SPECS } from '../../api/index.js';
 import type { OperationSpec } from '../../api/spec.js';
 import { ApiError } from '../core/errors.js';
 import { bindOperations, type HandlerBinding } from '../core/handlers.js';
@@ -17,7 +18,7 @@ import type { GrpcServer } from '../transports/grpc/grpc-server.js';
 import type { HttpStack } from '../transports/http/http-stack.js';
 import type { StreamConnection } from '../transports/ws/stream-connection.js';
 import { formatBindAddress, parseBindAddress } from './bind-address.js';
-import { AGENT_SPECS, MODULES } from './modules.js';
+import { MODULES } from './modules.js';
 import type { Services } from './services.js';
 
 export interface AgentOptions {
@@ -98,7 +99,7 @@ export class Agent {
         handlers.push(...(m.handlers ?? []));
         if (m.close) opened.push({ name: module.name, close: m.close.bind(m) });
       }
-      services.operations = bindOperations([...AGENT_SPECS, ...(extra.specs ?? [])], [...handlers, ...(extra.handlers ?? [])], services);
+      services.operations = bindOperations([...SPECS, ...(extra.specs ?? [])], [...handlers, ...(extra.handlers ?? [])], services);
     } catch (err) {
       await closeModules(opened, log);
       throw err;

@@ -1,5 +1,3 @@
-import { SPECS } from '../../api/index.js';
-import type { OperationSpec } from '../../api/spec.js';
 import { auditModule } from '../audit/module.js';
 import type { DomainModule } from '../core/module.js';
 import { devicesModule } from '../devices/module.js';
@@ -8,10 +6,8 @@ import { fleetModule } from '../fleet/module.js';
 import { incidentsModule } from '../incidents/module.js';
 import { metaModule } from '../meta/module.js';
 import { observabilityModule } from '../observability/module.js';
-import { LEGACY_SPECS } from '../operations/index.js';
-import { legacyOperationsModule } from '../operations/module.js';
-import { TABLE_ORDER } from '../operations/table-order.js';
 import { programsModule } from '../programs/module.js';
+import { rpcModule } from '../rpc/module.js';
 import { securityModule } from '../security/module.js';
 import { telemetryModule } from '../telemetry/module.js';
 
@@ -30,13 +26,5 @@ export const MODULES: readonly DomainModule[] = [
   programsModule,
   entitiesModule,
   metaModule,
-  legacyOperationsModule,
+  rpcModule,
 ];
-
-/** Every operation the agent serves: the contract, then the transitional combined modules. */
-export const AGENT_SPECS: readonly OperationSpec[] = [...SPECS, ...LEGACY_SPECS].sort((a, b) => rank(a) - rank(b));
-
-function rank(spec: OperationSpec): number {
-  const i = TABLE_ORDER.indexOf(spec.id);
-  return i === -1 ? TABLE_ORDER.length : i;
-}

@@ -52,7 +52,7 @@ interface LoadedFile {
   problem: string | null;
 }
 
-/** Reads a keys file; legacy records holding a plaintext `token` are hashed in memory (spec rule 3). */
+/** Reads a keys file; legacy records holding a plaintext `token` are hashed in memory (docs/security.md §2). */
 function readKeysFile(file: string, pepper: string, tenant: string): LoadedFile {
   let raw: unknown;
   try {

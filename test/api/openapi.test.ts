@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../../agent/transports/http/http-app.js';
 import { mountTelemetryStream } from '../../agent/transports/ws/telemetry-stream.js';
-import { AGENT_SPECS } from '../../agent/runtime/modules.js';
+import { SPECS } from '../../api/index.js';
 import { accessOf, cliWords, pathParams } from '../../agent/core/operation.js';
 import { startAgent, type RunningAgent } from '../helpers/agent-harness.js';
 
@@ -27,7 +27,7 @@ describe('OpenAPI document (docs/wire-decisions.md D12)', () => {
       for (const m of Object.keys(methods)) documented.add(`${m.toUpperCase()} ${p}`);
     }
     expect([...documented].sort()).toEqual([...served].sort());
-    expect(documented.size).toBeGreaterThanOrEqual(AGENT_SPECS.length);
+    expect(documented.size).toBeGreaterThanOrEqual(SPECS.length);
   });
 
   it('is OpenAPI 3.1 with bearer auth, the error envelope, request schemas and unique operation ids', async () => {
@@ -38,7 +38,7 @@ describe('OpenAPI document (docs/wire-decisions.md D12)', () => {
     expect(body.components.securitySchemes.bearerAuth).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
     expect(body.components.schemas.Error.required).toEqual(['ok', 'error', 'code']);
     const ids = new Set<string>();
-    for (const op of AGENT_SPECS) {
+    for (const op of SPECS) {
       const entry = body.paths[op.path][op.method.toLowerCase()];
       expect(entry.operationId).toBe(op.id);
       expect(ids.has(op.id)).toBe(false);
@@ -53,11 +53,11 @@ describe('OpenAPI document (docs/wire-decisions.md D12)', () => {
   });
 
   it('every operation has a unique CLI command and a unique method+path', () => {
-    const words = AGENT_SPECS.map((o) => cliWords(o)?.join(' ')).filter(Boolean);
+    const words = SPECS.map((o) => cliWords(o)?.join(' ')).filter(Boolean);
     expect(new Set(words).size).toBe(words.length);
-    const routes = AGENT_SPECS.map((o) => `${o.method} ${o.path}`);
+    const routes = SPECS.map((o) => `${o.method} ${o.path}`);
     expect(new Set(routes).size).toBe(routes.length);
-    const rpcs = AGENT_SPECS.filter((o) => o.rpc).map((o) => o.rpc!.name);
+    const rpcs = SPECS.filter((o) => o.rpc).map((o) => o.rpc!.name);
     expect(new Set(rpcs).size).toBe(rpcs.length);
   });
 });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Status } from 'nice-grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessOf, pathParams, type OperationSpec as Operation } from '../../api/spec.js';
-import { AGENT_SPECS } from '../../agent/runtime/modules.js';
+import { SPECS } from '../../api/index.js';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import { bearer, callUnary, connectGrpc, type GrpcTestClient } from '../helpers/grpc-client.js';
 
@@ -174,7 +174,7 @@ const EXPECTED_STATUS: Record<number, Status> = {
   429: Status.RESOURCE_EXHAUSTED,
 };
 
-const RPC_OPS = AGENT_SPECS.filter((o) => o.rpc);
+const RPC_OPS = SPECS.filter((o) => o.rpc);
 
 let rest: RunningAgent;
 let grpcAgent: RunningAgent;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildRpcContract, renderProto } from '../../api/rpc-contract.js';
 import { defineSpec, type OperationSpec } from '../../api/spec.js';
-import { AGENT_SPECS } from '../../agent/runtime/modules.js';
+import { SPECS } from '../../api/index.js';
 import { PROTO_PATH } from '../helpers/grpc-client.js';
 
 const fake = (over: Partial<OperationSpec>): OperationSpec =>
@@ -10,7 +10,7 @@ const fake = (over: Partial<OperationSpec>): OperationSpec =>
 
 describe('proto/svc/v1/control_center.proto', () => {
   it('is exactly what the operation table generates', () => {
-    const generated = renderProto(buildRpcContract(AGENT_SPECS));
+    const generated = renderProto(buildRpcContract(SPECS));
     const checkedIn = fs.readFileSync(PROTO_PATH, 'utf8');
     expect(checkedIn === generated, 'proto/svc/v1/control_center.proto is stale: run `npm run proto:generate` and commit the result').toBe(true);
   });
@@ -18,7 +18,7 @@ describe('proto/svc/v1/control_center.proto', () => {
   it('has one RPC per table entry with an rpc, plus Health and the two streams', () => {
     const proto = fs.readFileSync(PROTO_PATH, 'utf8');
     const rpcs = [...proto.matchAll(/^\s*rpc (\w+)\((\w+)\) returns \((stream )?(\w+)\);$/gm)];
-    const withRpc = AGENT_SPECS.filter((o) => o.rpc);
+    const withRpc = SPECS.filter((o) => o.rpc);
     expect(rpcs).toHaveLength(withRpc.length + 3);
     for (const op of withRpc) {
       const line = rpcs.find((m) => m[1] === op.rpc!.name);
@@ -35,14 +35,14 @@ describe('proto/svc/v1/control_center.proto', () => {
 
   it('is generic: a new operation with an rpc becomes an RPC without touching the generator', () => {
     const table = [
-      ...AGENT_SPECS,
+      ...SPECS,
       fake({ id: 'getThing', path: '/v1/things/{id}', rpc: { name: 'GetThing', request: 'EntityIdRequest' }, jsonRpc: true }),
       fake({ id: 'tagThing', method: 'POST', path: '/v1/things/{id}/tags', access: { kind: 'action', action: 'Provision' }, rpc: { name: 'TagThing', request: 'EntityBodyRequest' } }),
     ];
     const proto = renderProto(buildRpcContract(table));
     expect(proto).toContain('rpc GetThing(EntityIdRequest) returns (JsonResponse);');
     expect(proto).toContain('// POST /v1/things/{id}/tags · role with Provision · audited. A fake operation');
-    expect(buildRpcContract(table).rpcs).toHaveLength(buildRpcContract(AGENT_SPECS).rpcs.length + 2);
+    expect(buildRpcContract(table).rpcs).toHaveLength(buildRpcContract(SPECS).rpcs.length + 2);
   });
 
   it('refuses declarations it could not serve', () => {

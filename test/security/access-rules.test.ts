@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { accessLabel, accessOf, defineSpec, isAudited, isMutation } from '../../api/spec.js';
 import { handlersFor } from '../../agent/core/handlers.js';
 import type { ExtraOperations } from '../../agent/runtime/agent.js';
-import { AGENT_SPECS } from '../../agent/runtime/modules.js';
+import { SPECS } from '../../api/index.js';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,7 +36,7 @@ describe('access rules of every operation', () => {
   it('every operation has one of the five rules, and the OpenAPI document shows it and its audit rule', async () => {
     const a = await agentWith({});
     const doc = (await a.json('/v1/openapi.json')).body;
-    for (const op of AGENT_SPECS) {
+    for (const op of SPECS) {
       const label = accessLabel(accessOf(op));
       expect(label, op.id).toMatch(LABELS);
       const entry = doc.paths[op.path][op.method.toLowerCase()];
@@ -44,12 +44,12 @@ describe('access rules of every operation', () => {
       expect(entry['x-svc-audit'], op.id).toBe(isAudited(op));
     }
     // Reads are never audited; every action/admin mutation is.
-    expect(AGENT_SPECS.filter((o) => o.method === 'GET' && isMutation(o))).toEqual([]);
+    expect(SPECS.filter((o) => o.method === 'GET' && isMutation(o))).toEqual([]);
   });
 
   it('under SVC_API_REQUIRE_AUTH_READS every sensitive read refuses anonymous callers and every open read answers them', async () => {
     const a = await agentWith({ SVC_API_REQUIRE_AUTH_READS: '1' });
-    const gets = AGENT_SPECS.filter((o) => o.method === 'GET' && o.path !== '/v1/openapi.json');
+    const gets = SPECS.filter((o) => o.method === 'GET' && o.path !== '/v1/openapi.json');
     const wrong: string[] = [];
     for (const op of gets) {
       const kind = accessOf(op).kind;
@@ -68,7 +68,7 @@ describe('access rules of every operation', () => {
   it('under SVC_API_REQUIRE_AUTH_ALL_READS every read but the public ones refuses anonymous callers', async () => {
     const a = await agentWith({ SVC_API_REQUIRE_AUTH_ALL_READS: '1' });
     const wrong: string[] = [];
-    for (const op of AGENT_SPECS.filter((o) => o.method === 'GET')) {
+    for (const op of SPECS.filter((o) => o.method === 'GET')) {
       const status = (await a.fetch(concrete(op.path))).status;
       const pub = accessOf(op).kind === 'public';
       if (pub === (status === 401)) wrong.push(`${op.path}: ${status}`);

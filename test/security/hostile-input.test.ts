@@ -7,7 +7,7 @@ import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed, vi } from 'vitest';
 import WebSocket from 'ws';
 import { accessOf, type Access } from '../../agent/core/operation.js';
-import { AGENT_SPECS } from '../../agent/runtime/modules.js';
+import { SPECS } from '../../api/index.js';
 import { resolveInsideProject } from '../../agent/project/project-paths.js';
 import { roleAllows, type Role } from '../../agent/security/rbac.js';
 import { readNeedsPrincipal } from '../../agent/security/read-policy.js';
@@ -347,7 +347,7 @@ function junkBody(g: Gen): { body: (() => BodyInit) | null; label: string } {
 
 function junkPath(g: Gen): string {
   if (g.chance(0.65)) {
-    const op = g.pick(AGENT_SPECS);
+    const op = g.pick(SPECS);
     let p = op.path.replace(/\{[^}]+\}/g, () => g.pick(JUNK_IDS));
     if (g.chance(0.25)) p += g.pick(PATH_SUFFIXES);
     return p;
@@ -453,7 +453,7 @@ function serverPaths(url: string): string[] {
   return decoded === raw ? [raw] : [raw, decoded];
 }
 
-const opPatterns = AGENT_SPECS.map((op) => ({ op, re: new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
+const opPatterns = SPECS.map((op) => ({ op, re: new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
 
 function accessGranted(access: Access, role: Role | null, readPolicy: { requireAuthReads: boolean; requireAuthAllReads: boolean }): boolean {
   switch (access.kind) {
@@ -935,7 +935,7 @@ describe('foreign tenant: API key from the admin API and a session of another te
     });
     let checked = 0;
     for (const [label, token] of [['key', creds.foreignKey], ['session', creds.foreignSession]] as const) {
-      for (const op of AGENT_SPECS) {
+      for (const op of SPECS) {
         if (op.id === 'getHealth' || op.id === 'getOpenApi') continue;
         const p = op.path.replace(/\{[^}]+\}/g, op.path.includes('api-keys') ? creds.foreignKeyId : 'mallory');
         const body = op.method === 'GET' ? undefined : JSON.stringify(op.id === 'refreshSession' ? { token } : (PLAUSIBLE_BODIES[op.id] ?? {}));
@@ -945,7 +945,7 @@ describe('foreign tenant: API key from the admin API and a session of another te
         checked++;
       }
     }
-    expect(checked).toBeGreaterThanOrEqual(2 * (AGENT_SPECS.length - 2));
+    expect(checked).toBeGreaterThanOrEqual(2 * (SPECS.length - 2));
     expect(reasons.filter((r) => r === 'tenant_mismatch').length).toBe(checked);
     const after = { keys: s.credentials.keys.list().length, users: s.users.list().length, alerts: s.alerts.count, audit: s.audit.chain.count };
     expect(after).toEqual(before);

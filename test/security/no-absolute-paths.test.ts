@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessOf } from '../../agent/core/operation.js';
-import { AGENT_SPECS } from '../../agent/runtime/modules.js';
+import { SPECS } from '../../api/index.js';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import { REPO_ROOT } from '../helpers/spawn-agent.js';
 
@@ -42,8 +42,8 @@ function leaks(text: string): string[] {
 }
 
 describe('no answer tells where the project or the state directory sit', () => {
-  const reads = AGENT_SPECS.filter((o) => o.method === 'GET' && !o.path.includes('{') && accessOf(o).kind !== 'admin');
-  const programPosts = AGENT_SPECS.filter((o) => o.method === 'POST' && o.path.startsWith('/v1/programs/') && accessOf(o).kind === 'read');
+  const reads = SPECS.filter((o) => o.method === 'GET' && !o.path.includes('{') && accessOf(o).kind !== 'admin');
+  const programPosts = SPECS.filter((o) => o.method === 'POST' && o.path.startsWith('/v1/programs/') && accessOf(o).kind === 'read');
 
   it('walks a meaningful share of the table', () => {
     expect(reads.length).toBeGreaterThan(20);

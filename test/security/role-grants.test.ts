@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessOf, type Access, type OperationSpec as Operation } from '../../api/spec.js';
 import { ApiError } from '../../agent/core/errors.js';
-import { AGENT_SPECS } from '../../agent/runtime/modules.js';
+import { SPECS } from '../../api/index.js';
 import { ACTIONS, canGrant, permissionsOf, ROLES, roleAllows, type Role } from '../../agent/security/rbac.js';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import { signInAtProvider, startOidcProvider, type TestOidcProvider } from '../helpers/oidc-test-provider.js';
@@ -67,7 +67,7 @@ function lowestCaller(access: Access): Role | null {
   return 'guest';
 }
 
-const marked = AGENT_SPECS.filter((o) => o.grantsRole);
+const marked = SPECS.filter((o) => o.grantsRole);
 
 describe('canGrant: a role may grant only roles whose actions are a subset of its own', () => {
   it('follows the matrix', () => {
@@ -85,10 +85,10 @@ describe('canGrant: a role may grant only roles whose actions are a subset of it
 
 describe('every operation that writes a role is marked grantsRole', () => {
   it('an operation whose body has a role-carrying field is marked', () => {
-    const unmarked = AGENT_SPECS.filter((o) => o.body && [...fieldNames(o.body)].some((f) => ROLE_FIELDS.has(f)) && !o.grantsRole).map((o) => o.id);
+    const unmarked = SPECS.filter((o) => o.body && [...fieldNames(o.body)].some((f) => ROLE_FIELDS.has(f)) && !o.grantsRole).map((o) => o.id);
     expect(unmarked).toEqual([]);
     // The walker sees through z.lazy: sanity-check it on known operations.
-    const byId = (id: string) => AGENT_SPECS.find((o) => o.id === id)!;
+    const byId = (id: string) => SPECS.find((o) => o.id === id)!;
     expect(fieldNames(byId('createAdminApiKey').body).has('role')).toBe(true);
     expect(fieldNames(byId('putAdminOidc').body).has('group_role_map')).toBe(true);
     expect(fieldNames(byId('syncAdminOidcDirectory').body).has('directory')).toBe(true);

@@ -1,0 +1,59 @@
+import * as z from 'zod';
+import { defineSpec } from '../spec.js';
+
+const createBody = z.lazy(() => z.object({
+  title: z.string().min(1, 'missing title').max(500),
+  description: z.string().max(5000).optional(),
+  severity: z.string().max(20).optional(),
+  source_alert_id: z.string().max(200).optional(),
+}));
+
+/** SRE incidents; critical alerts open them automatically (docs/events.md § Incidents). */
+export const listSreIncidents = defineSpec({
+  id: 'listSreIncidents',
+  group: 'sre',
+  summary: 'Incidents, oldest first',
+  method: 'GET',
+  path: '/v1/sre/incidents',
+  access: { kind: 'sensitive-read' },
+  rpc: { name: 'ListSreIncidents', request: 'Empty' },
+  cli: ['incidents', 'list'],
+});
+
+export const createSreIncident = defineSpec<z.infer<typeof createBody>>({
+  id: 'createSreIncident',
+  group: 'sre',
+  summary: 'Open an incident',
+  method: 'POST',
+  path: '/v1/sre/incidents',
+  access: { kind: 'action', action: 'Operate' },
+  rpc: { name: 'CreateSreIncident', request: 'JsonBodyRequest' },
+  cli: ['incidents', 'create'],
+  body: createBody,
+});
+
+export const ackSreIncident = defineSpec<{ assignee?: string | undefined }>({
+  id: 'ackSreIncident',
+  group: 'sre',
+  summary: 'Acknowledge an incident (409 once resolved)',
+  method: 'POST',
+  path: '/v1/sre/incidents/{id}/ack',
+  access: { kind: 'action', action: 'Operate' },
+  rpc: { name: 'AckSreIncident', request: 'IncidentBodyRequest' },
+  cli: ['incidents', 'ack'],
+  body: z.lazy(() => z.object({ assignee: z.string().max(200).optional() })),
+});
+
+export const resolveSreIncident = defineSpec({
+  id: 'resolveSreIncident',
+  group: 'sre',
+  summary: 'Resolve an incident',
+  method: 'POST',
+  path: '/v1/sre/incidents/{id}/resolve',
+  access: { kind: 'action', action: 'Operate' },
+  rpc: { name: 'ResolveSreIncident', request: 'IncidentIdRequest' },
+  cli: ['incidents', 'resolve'],
+  body: z.lazy(() => z.object({})),
+});
+
+export const sreSpecs = [listSreIncidents, createSreIncident, ackSreIncident, resolveSreIncident];
