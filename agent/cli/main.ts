@@ -83,7 +83,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       const { checkCommand } = await import('./check-command.js');
       return await runProgram(async () => checkCommand(words.slice(1), options));
     }
-    // `svc run F` = `svc sim F` with 10 loop iterations (program-language §24.1, §29).
+    // `svc run F` = `svc sim F` with 10 loop iterations (docs/program-language.md §24.1, §29).
     if (words[0] === 'run') {
       const { runRunCommand } = await import('./program-command.js');
       return await runProgram(() => runRunCommand(words.slice(1), options, loadSettings()));

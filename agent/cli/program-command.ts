@@ -32,11 +32,11 @@ const OUTPUT_FLAGS = new Set(['json', 'markdown', 'html', 'metrics-json']);
 /** Flags that only the local CLI passes on (LocalProgramRequest), or that only shape the run here. */
 const LOCAL_FLAGS = new Set(['config', 'file', 'trace-out', 'inject-failure', 'verbose']);
 
-/** `svc run` iterations (§24.1): 10, or 20 with --verbose. */
+/** `svc run` iterations (docs/program-language.md §24.1): 10, or 20 with --verbose. */
 export const RUN_MAX_LOOP_ITERATIONS = 10;
 const RUN_VERBOSE_MAX_LOOP_ITERATIONS = 20;
 
-/** CLI flag → request field (program-language §29 spellings). */
+/** CLI flag → request field (docs/program-language.md §29 spellings). */
 const FLAG_FIELDS: Record<string, string> = {
   'all-targets': 'all_targets',
   runtime: 'include_runtime',
@@ -53,7 +53,7 @@ export interface ProgramCliOutcome {
 /**
  * `svc <program command> FILE [flags]`: builds a workspace from the command line (the `--config`
  * given, else the first `svc.toml` above the file), runs the same ProgramService method as the
- * REST route, and prints JSON (`--json`) or the text form of §29. Exit 0 ready/passed, 1 not.
+ * REST route, and prints JSON (`--json`) or the text form of docs/program-language.md §29. Exit 0 ready/passed, 1 not.
  */
 export async function runProgramCommand(
   spec: ProgramCommand,
@@ -76,7 +76,7 @@ export async function runProgramCommand(
       throw new UsageError(`unknown option --${name} for '${spec.cli.join(' ')}'`);
     }
   }
-  // `svc verify f.sd --capabilities` / `--traceability` is the capabilities verification (§29).
+  // `svc verify f.sd --capabilities` / `--traceability` is the capabilities verification (docs/program-language.md §29).
   if (spec.id === 'verifyProgramHardware' && (flags.has('capabilities') || flags.has('traceability'))) {
     spec = programCommandFor({ id: 'verifyProgramCapabilities' })!;
   }
@@ -112,7 +112,7 @@ export async function runProgramCommand(
     if (local.maxLoopIterations !== undefined) request['max_loop_iterations'] = local.maxLoopIterations;
     body = await service.run('simulateLocal', request as never);
   } else if (spec.id === 'evaluateProgramReadiness' && (flags.has('runtime') || flags.has('inject-health-faults'))) {
-    // `--runtime` (implied by `--inject-health-faults`) runs the program and folds its health in (§8, §29).
+    // `--runtime` (implied by `--inject-health-faults`) runs the program and folds its health in (docs/program-language.md §8, §29).
     body = await service.run('readinessWithRuntime', request as never);
   } else {
     body = await spec.run(service, request as never);
@@ -127,7 +127,7 @@ export async function runProgramCommand(
 
 /**
  * `svc run FILE [--verbose] [sim options]`: the simulation with 10 loop iterations (20 with
- * `--verbose`), program-language §24.1 and §29.
+ * `--verbose`), docs/program-language.md §24.1 and §29.
  */
 export async function runRunCommand(positional: readonly string[], options: Map<string, string | true>, settings: Settings, cwd = process.cwd()): Promise<ProgramCliOutcome> {
   const spec = programCommandFor({ id: 'runProgramSimulation' })!;
@@ -145,7 +145,7 @@ function toRequest(spec: ProgramCommand, flags: Map<string, string | true>, file
     const field = FLAG_FIELDS[name] ?? name.replace(/-/g, '_');
     req[field] = name === 'limit' ? Number(value) : value;
   }
-  // The CLI's `svc sim` always runs the program (the dry run has no CLI twin, §29).
+  // The CLI's `svc sim` always runs the program (the dry run has no CLI twin, docs/program-language.md §29).
   if (spec.id === 'runProgramSimulation') req['execute'] = true;
   return req;
 }

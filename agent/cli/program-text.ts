@@ -1,5 +1,5 @@
 /**
- * Text forms and exit codes of the program commands (program-language §9.11, §10, §11, §15, §29).
+ * Text forms and exit codes of the program commands (docs/program-language.md §9.11, §10, §11, §15, §29).
  * The JSON bodies are the REST ones; this module only decides how a terminal shows them and
  * whether the command "passed" (exit 0) or not (exit 1).
  */
@@ -22,7 +22,7 @@ const PRESENTERS: Record<string, Presenter> = {
     passed: ({ report }) => report.mission_ready === true,
   },
   evaluateProgramAssure: {
-    // §10: the text shows the evidence flag, the exit code follows the overall verdict.
+    // docs/program-language.md §10: the text shows the evidence flag, the exit code follows the overall verdict.
     text: ({ report }) => ['Assurance Report', `Passed: ${report.assurance.passed}`, `Cases: ${report.assurance.cases.length}`],
     passed: ({ report }) => report.passed === true,
   },
@@ -156,7 +156,7 @@ function healthLines(health: Body): string[] {
 
 export interface PresentOptions {
   json: boolean;
-  /** Readiness: a Markdown report (§9.11, §29). */
+  /** Readiness: a Markdown report (docs/program-language.md §9.11, §29). */
   markdown?: boolean;
   /** Readiness: a standalone HTML report. */
   html?: boolean;

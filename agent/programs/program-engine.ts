@@ -37,11 +37,11 @@ function isFile(p: string): boolean {
   }
 }
 
-/** Recovery knowledge lives in the state directory (program-language §28), never the working directory. */
+/** Recovery knowledge lives in the state directory (docs/program-language.md §28), never the working directory. */
 export const RECOVERY_KNOWLEDGE_FILE = 'recovery_knowledge.json';
 
 /**
- * Every program operation (program-language §8–§23) as a function of a workspace and a request,
+ * Every program operation (docs/program-language.md §8–§23) as a function of a workspace and a request,
  * returning the documented body with `version` and `file`. Loaded on first use through
  * ProgramService, so an agent that never analyses a program never loads the parser or simulator.
  */
@@ -102,7 +102,7 @@ export class ProgramEngine {
   }
 
   /**
-   * Readiness with a runtime run (CLI `svc readiness --runtime [--inject-health-faults]`, §8, §29):
+   * Readiness with a runtime run (CLI `svc readiness --runtime [--inject-health-faults]`, docs/program-language.md §8, §29):
    * the program is simulated (with the health faults when asked) and the run's health outcome is
    * folded into the Health factor. Not reachable over REST, where readiness stays static.
    */
@@ -200,7 +200,7 @@ export class ProgramEngine {
 
   /**
    * A trace's `source` as written (relative to the project root or the working directory), else
-   * relative to the trace's own directory, which is how traces are saved (§17). Remote callers
+   * relative to the trace's own directory, which is how traces are saved (docs/program-language.md §17). Remote callers
    * stay inside the project root: a source leading out of it is a 400, whether or not it exists.
    */
   private traceSource(source: string, traceFile: string): string {

@@ -45,7 +45,7 @@ function realpathOr(p: string): string {
 }
 
 /**
- * The file a request names (program-language §8): `file` when given, else the server's `--program`.
+ * The file a request names (docs/program-language.md §8): `file` when given, else the server's `--program`.
  * Relative paths join the project root; a path leaving the root is a 400 (docs/security.md §5, "Program files"), a missing
  * file a 404 naming what was missing.
  */
@@ -86,7 +86,7 @@ interface CachedProgram {
 const parsed = new Map<string, CachedProgram>();
 const MAX_CACHED = 64;
 
-/** Reads and parses a `.sd` file; lexer and parser failures become the 400s of §8. */
+/** Reads and parses a `.sd` file; lexer and parser failures become the 400s of docs/program-language.md §8. */
 export function loadProgram(file: string): Program {
   const stat = fs.statSync(file);
   const hit = parsed.get(file);

@@ -1,6 +1,6 @@
 /**
  * Device tree, device registry and human registry built from the merged
- * configuration tree (program-language §7.3, §7.4).
+ * configuration tree (docs/program-language.md §7.3, §7.4).
  */
 import { cloneValue, isTable, type Table } from './deep-merge.js';
 

@@ -343,7 +343,7 @@ function sortedKeys(value: unknown): string[] {
 }
 
 // ---------------------------------------------------------------------------
-// Validation (requested by the CLI loader only, §7.3)
+// Validation (requested by the CLI loader only, docs/program-language.md §7.3)
 
 /**
  * Identity checks over the resolved devices: missing or duplicate ids, and

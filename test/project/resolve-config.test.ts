@@ -35,7 +35,7 @@ function get(tree: Record<string, unknown>, dotted: string): unknown {
 }
 
 describe('resolveProjectConfig: layers', () => {
-  it('applies base then environment (environment wins) and reads fragments (§7.6 example)', () => {
+  it('applies base then environment (environment wins) and reads fragments (docs/program-language.md §7.6 example)', () => {
     const root = makeProject({
       'svc.toml': toml`
         [project]

@@ -1,5 +1,5 @@
 /**
- * Verify capabilities (program-language §14): per-robot capability rows (§9.7), static health
+ * Verify capabilities (docs/program-language.md §14): per-robot capability rows (§9.7), static health
  * (§9.9) and, on request, traceability (§9.10). Also the public entry point for the capability
  * helpers other operations reuse.
  */
@@ -34,7 +34,7 @@ export interface VerifyCapabilitiesOptions extends AnalysisOptions {
   traceability?: boolean;
 }
 
-/** §14 body fields (the service adds `version` and `file`). */
+/** docs/program-language.md §14 body fields (the service adds `version` and `file`). */
 export interface VerifyCapabilitiesResult {
   capabilities: RobotCapabilityReport[];
   health: StaticHealthReport;

@@ -1,5 +1,5 @@
 /**
- * Capability inference and capability rows (program-language §9.7), and the minimum-capability
+ * Capability inference and capability rows (docs/program-language.md §9.7), and the minimum-capability
  * check (§9.8). A robot's components are its own sensor/actuator types plus those of its
  * `uses hardware H` profiles (program-declared only); connectivity comes only from H.
  */
@@ -17,7 +17,7 @@ export interface RobotComponents {
 export type CapabilitySource = 'declared' | 'inferred' | 'declared+inferred';
 export type CapabilityStatus = 'PASS' | 'PARTIAL';
 
-/** One §9.7 row (JSON shape). */
+/** One docs/program-language.md §9.7 row (JSON shape). */
 export interface CapabilityRow {
   capability: string;
   source: CapabilitySource;
@@ -32,7 +32,7 @@ export interface RobotCapabilityAnalysis {
   components: RobotComponents;
   /** `exposes capabilities [...]`, de-duplicated, program order. */
   declared: string[];
-  /** Inferred capabilities, sorted (§1). */
+  /** Inferred capabilities, sorted (docs/program-language.md §1). */
   inferred: string[];
   /** Rows: declared in program order, then inferred-only in sorted order. */
   rows: CapabilityRow[];
@@ -41,7 +41,7 @@ export interface RobotCapabilityAnalysis {
   present: ReadonlySet<string>;
 }
 
-/** §14 per-robot entry (JSON shape). */
+/** docs/program-language.md §14 per-robot entry (JSON shape). */
 export interface RobotCapabilityReport {
   robot: string;
   rows: CapabilityRow[];
@@ -69,7 +69,7 @@ function hasAny(set: ReadonlySet<string>, names: readonly string[]): boolean {
   return names.some((n) => set.has(n));
 }
 
-/** §9.7 inference table, sorted. */
+/** docs/program-language.md §9.7 inference table, sorted. */
 export function inferCapabilities(robot: RobotDecl, components: RobotComponents): string[] {
   const { sensors, actuators, connectivity } = components;
   const out = new Set<string>();
@@ -159,13 +159,13 @@ export function analyseCapabilities(program: Program): RobotCapabilityAnalysis[]
   return program.robots.map((robot) => analyseRobotCapabilities(robot, profiles));
 }
 
-/** §14 `capabilities` array: per robot `{robot, rows, declared, inferred}`. */
+/** docs/program-language.md §14 `capabilities` array: per robot `{robot, rows, declared, inferred}`. */
 export function capabilityReports(program: Program, analyses: RobotCapabilityAnalysis[] = analyseCapabilities(program)): RobotCapabilityReport[] {
   return analyses.map((a) => ({ robot: a.robot.name, rows: a.rows, declared: a.declared, inferred: a.inferred }));
 }
 
 // ---------------------------------------------------------------------------
-// §9.8 minimum capabilities
+// docs/program-language.md §9.8 minimum capabilities
 
 export interface MinimumCapabilityItem {
   capability: string;
@@ -182,7 +182,7 @@ export interface MinimumCapabilitiesResult {
   items: MinimumCapabilityItem[];
 }
 
-/** Minimum capabilities every robot with a mission must have (§9.8). */
+/** Minimum capabilities every robot with a mission must have (docs/program-language.md §9.8). */
 export const MISSION_MINIMUM_CAPABILITIES = ['obstacle_avoidance', 'gps_navigation', 'emergency_stop'] as const;
 
 export function minimumCapabilities(

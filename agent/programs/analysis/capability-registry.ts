@@ -1,5 +1,5 @@
 /**
- * Capability registry (program-language §9.7): the minimum hardware of each known capability
+ * Capability registry (docs/program-language.md §9.7): the minimum hardware of each known capability
  * (any_of per group), whether a robot missing it is an error (§9.8), and — our own data — the
  * packages and providers that implement it (traceability rows, §9.10).
  */
@@ -9,7 +9,7 @@ export interface CapabilityMinimum {
   sensors: readonly string[];
   actuators: readonly string[];
   connectivity: readonly string[];
-  /** A PARTIAL row for this capability is a minimum-capability error (§9.8). */
+  /** A PARTIAL row for this capability is a minimum-capability error (docs/program-language.md §9.8). */
   errorWhenMissing: boolean;
   /** Operator capabilities describe people, not hardware: empty minima, never required of robots. */
   operator: boolean;

@@ -1,5 +1,5 @@
 /**
- * Contract verify (program-language §21): mission contracts from mission plans and robot missions,
+ * Contract verify (docs/program-language.md §21): mission contracts from mission plans and robot missions,
  * five clause checks, and the issues that make verification fail.
  */
 import type { Program } from '../language/ast.js';
@@ -133,7 +133,7 @@ function countFallbackModes(program: Program): number {
   return n;
 }
 
-/** Plain hours (§28): `0.75`, `1.5`; up to six decimals so minute-based durations stay exact enough. */
+/** Plain hours (docs/program-language.md §28): `0.75`, `1.5`; up to six decimals so minute-based durations stay exact enough. */
 function formatHours(hours: number): string {
   return String(Math.round(hours * 1e6) / 1e6);
 }

@@ -1,5 +1,5 @@
 /**
- * Hardware checks of one robot against one profile (program-language §9.2), and the program-level
+ * Hardware checks of one robot against one profile (docs/program-language.md §9.2), and the program-level
  * items that precede them. Messages are ours; battery messages say "battery" and use "below" when
  * the mission does not fit, because readiness keys issues on those words (§9.5 rule 2).
  */
@@ -30,7 +30,7 @@ export function item(category: string, severity: ItemSeverity, message: string, 
   return { category, message, severity, line: loc?.line ?? 0, column: loc?.column ?? 0 };
 }
 
-/** Fixed CPU cost of one period, in ms (§9.2 aggregate CPU model). */
+/** Fixed CPU cost of one period, in ms (docs/program-language.md §9.2 aggregate CPU model). */
 export const CPU_MS_PER_PERIOD = 5;
 export const BATTERY_MARGIN_FRACTION = 0.2;
 export const UNKNOWN_BATTERY_MESSAGE = 'Mission duration declared but target battery capacity unknown';

@@ -1,5 +1,5 @@
 /**
- * Hardware profiles a program is checked against (program-language §9.1): the built-in catalogue,
+ * Hardware profiles a program is checked against (docs/program-language.md §9.1): the built-in catalogue,
  * program-declared `hardware X {}` blocks (which replace a built-in of the same name), and the
  * `simulate_compatibility` faults that degrade a profile before checking (§9.2).
  */
@@ -27,7 +27,7 @@ export interface HardwareProfile {
   loc: Loc | null;
 }
 
-/** Defaults for program-declared profiles that leave these out (§9.1). */
+/** Defaults for program-declared profiles that leave these out (docs/program-language.md §9.1). */
 export const DECLARED_PROFILE_MIN_PERIOD_MS = 20;
 export const DECLARED_PROFILE_POWER_W = 10;
 
@@ -36,7 +36,7 @@ type BuiltinRow = Pick<
   'name' | 'gpu' | 'sensors' | 'actuators' | 'connectivity' | 'batteryWh' | 'bandwidthMbps' | 'latencyMs' | 'minPeriodMs' | 'powerW'
 >;
 
-/** §9.1 table, figure for figure. */
+/** docs/program-language.md §9.1 table, figure for figure. */
 const BUILTIN_ROWS: readonly BuiltinRow[] = [
   {
     name: 'RoverV1',
@@ -143,7 +143,7 @@ export function builtinProfileNames(): string[] {
   return BUILTIN_ROWS.map((row) => row.name);
 }
 
-/** A program `hardware X {}` block as a profile, with the §9.1 defaults filled in. */
+/** A program `hardware X {}` block as a profile, with the docs/program-language.md §9.1 defaults filled in. */
 export function declaredProfile(decl: HardwareProfileDecl): HardwareProfile {
   return {
     name: decl.name,
@@ -188,7 +188,7 @@ export function declaredProfiles(program: Program): Map<string, HardwareProfile>
 }
 
 /**
- * Apply `simulate_compatibility` faults to a copy of the profile (§9.2). Faults not listed here
+ * Apply `simulate_compatibility` faults to a copy of the profile (docs/program-language.md §9.2). Faults not listed here
  * are ignored. Our figures for the faults the reference only names: `LteOutage` removes LTE and
  * FiveG, `WeakWifi` halves the bandwidth and adds 50 ms latency, `PacketLoss` doubles latency,
  * `GpsFailure` removes GPS/GNSS.

@@ -1,5 +1,5 @@
 /**
- * Static health (program-language §9.9): every `health_check` condition and requirement becomes a
+ * Static health (docs/program-language.md §9.9): every `health_check` condition and requirement becomes a
  * check with status Unknown — nothing is measured without a runtime.
  */
 import type { HealthCheckDecl, Program } from '../language/ast.js';

@@ -1,4 +1,4 @@
-/** Public API of the program analyses (program-language §9, §13–§15, §21). */
+/** Public API of the program analyses (docs/program-language.md §9, §13–§15, §21). */
 
 export type { AnalysisOptions } from './options.js';
 export {

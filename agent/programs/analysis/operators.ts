@@ -1,5 +1,5 @@
 /**
- * Operator check for readiness (program-language §9.3 factor 13): present only when the
+ * Operator check for readiness (docs/program-language.md §9.3 factor 13): present only when the
  * configuration lists humans. Our rule: every approver named by a robot mission
  * (`requires approval ACTOR for: …`) must match a configured human by id or role
  * (case-insensitive). Score 100 when all resolve, minus 30 per unresolved approver (floor 0).

@@ -1,5 +1,5 @@
 /**
- * Unit conversions the analyses need (program-language §2) beyond the language's own table:
+ * Unit conversions the analyses need (docs/program-language.md §2) beyond the language's own table:
  * frequencies and percentages. Unknown units convert to null and the caller decides.
  */
 import type { Quantity } from '../language/ast.js';

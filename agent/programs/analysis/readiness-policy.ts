@@ -1,5 +1,5 @@
 /**
- * Readiness policy (program-language §7.4, §9.3): `[readiness] minimum_score` and
+ * Readiness policy (docs/program-language.md §7.4, §9.3): `[readiness] minimum_score` and
  * `[readiness.weights]` of the MERGED configuration tree. Profile-style keys are not read, and a
  * `[readiness]` table in the root manifest never reaches the tree (§7.1).
  */
@@ -23,7 +23,7 @@ export const WEIGHT_KEYS = [
 export type WeightKey = (typeof WEIGHT_KEYS)[number];
 export type ReadinessWeights = Record<WeightKey, number>;
 
-/** §9.3 defaults (sum 100). */
+/** docs/program-language.md §9.3 defaults (sum 100). */
 export const DEFAULT_WEIGHTS: Readonly<ReadinessWeights> = {
   hardware: 12,
   capabilities: 12,

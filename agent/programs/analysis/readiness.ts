@@ -1,5 +1,5 @@
 /**
- * Program readiness (program-language §9): twelve weighted factors (thirteen with configured human
+ * Program readiness (docs/program-language.md §9): twelve weighted factors (thirteen with configured human
  * operators), issues in the §9.5 emission order, and the §9.6 verdict.
  */
 import type { ResolvedConfig, ValidationResult } from '../../project/resolve-config.js';
@@ -58,7 +58,7 @@ export interface ReadinessEvaluation {
   operators: OperatorCheck | null;
 }
 
-/** §9.4 `sfc(compatible, errors)`. */
+/** docs/program-language.md §9.4 `sfc(compatible, errors)`. */
 export function sfc(compatible: boolean, errors: number): number {
   if (compatible && errors === 0) return 100;
   if (compatible) return 85;
@@ -154,7 +154,7 @@ export function evaluateReadinessDetailed(program: Program, opts: AnalysisOption
 }
 
 /**
- * Fold a runtime run into the static health (§8, §29 `--runtime`): each injected fault becomes a
+ * Fold a runtime run into the static health (docs/program-language.md §8, §29 `--runtime`): each injected fault becomes a
  * check with the fault's status (so §9.5 rule 5 raises it as an issue), and the overall status is
  * the worst injected one (Degraded 70, Critical 30) or Failed when the run itself failed. A run
  * without faults leaves the static health as it is.
@@ -202,7 +202,7 @@ function missionScore(analyses: RobotCapabilityAnalysis[]): number {
 }
 
 // ---------------------------------------------------------------------------
-// Word tests used by the issue rules (§9.5). "LTE" must not sit between letters, so names such
+// Word tests used by the issue rules (docs/program-language.md §9.5). "LTE" must not sit between letters, so names such
 // as "filter" or "alternate" do not count as connectivity mentions while "lte_modem" does.
 
 const BATTERY = /battery/i;
@@ -222,7 +222,7 @@ function mentionsConnectivity(message: string): boolean {
 }
 
 // ---------------------------------------------------------------------------
-// Assurance factor (§9.3 #12)
+// Assurance factor (docs/program-language.md §9.3 #12)
 
 interface AssuranceDeductions {
   score: number;
@@ -264,7 +264,7 @@ function assuranceDeductions(program: Program): AssuranceDeductions {
 }
 
 // ---------------------------------------------------------------------------
-// Issues (§9.5 order)
+// Issues (docs/program-language.md §9.5 order)
 
 interface IssueInputs {
   program: Program;

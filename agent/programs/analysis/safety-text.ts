@@ -1,4 +1,4 @@
-/** Safety rule text for the analyses' reports (program-language §28). */
+/** Safety rule text for the analyses' reports (docs/program-language.md §28). */
 import type { Expr, RobotDecl, SafetyRule } from '../language/ast.js';
 import { exprText, safetyRuleText } from '../language/expr-text.js';
 

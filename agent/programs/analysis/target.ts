@@ -1,5 +1,5 @@
 /**
- * Hardware target resolution (program-language §1), shared by readiness, verify hardware, verify
+ * Hardware target resolution (docs/program-language.md §1), shared by readiness, verify hardware, verify
  * mission, contract verify, explain and the hardware parts of assure and heal.
  */
 import type { ResolvedConfig } from '../../project/resolve-config.js';
@@ -11,7 +11,7 @@ export type TargetSource = 'explicit' | 'deploy' | 'config';
 export type TargetResolution =
   /** One target T: every robot is verified against T. */
   | { kind: 'single'; target: string; source: TargetSource }
-  /** `all_targets`: every known profile, names sorted (§1 grouping order). */
+  /** `all_targets`: every known profile, names sorted (docs/program-language.md §1 grouping order). */
   | { kind: 'all'; targets: string[] }
   /** Nothing to check against: hardware compatibility is not required. */
   | { kind: 'none' };
@@ -61,7 +61,7 @@ function nonEmpty(value: string | null | undefined): string | null {
   return trimmed === '' ? null : trimmed;
 }
 
-/** Code-point order (§1), independent of locale. */
+/** Code-point order (docs/program-language.md §1), independent of locale. */
 export function compareCodePoints(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

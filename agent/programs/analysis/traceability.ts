@@ -1,5 +1,5 @@
 /**
- * Traceability (program-language §9.10, §14): hardware rows per robot sensor/actuator, capability
+ * Traceability (docs/program-language.md §9.10, §14): hardware rows per robot sensor/actuator, capability
  * rows per (requires_capability × robot), warnings and errors. The warnings reproduce the
  * reference's effectively unconditional gate lookups (see §9.10), and feed the readiness
  * Connectivity factor.

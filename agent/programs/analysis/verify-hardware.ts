@@ -1,5 +1,5 @@
 /**
- * Verify hardware (program-language §9.2, §13): program-level items, then every robot against the
+ * Verify hardware (docs/program-language.md §9.2, §13): program-level items, then every robot against the
  * resolved target (§1) or, with all_targets, against every profile grouped by profile name; then
  * configuration findings and the certification warning.
  */
@@ -17,7 +17,7 @@ export interface HardwareMatrixCell {
   compatible: boolean;
 }
 
-/** §13 report (JSON shape). */
+/** docs/program-language.md §13 report (JSON shape). */
 export interface HardwareReport {
   compatible: boolean;
   target: string | null;
@@ -48,7 +48,7 @@ export const CERTIFICATION_WARNING =
 
 /**
  * Core verification shared by readiness, verify mission, contract verify and assurance. With no
- * target the single pass item of §1 is the whole result.
+ * target the single pass item of docs/program-language.md §1 is the whole result.
  */
 export function runHardwareVerification(program: Program, opts: AnalysisOptions): HardwareVerification {
   const resolution = resolveTargets(program, opts.config, { target: opts.target ?? null, allTargets: opts.allTargets === true });
@@ -104,7 +104,7 @@ function resultsByRobot(verification: HardwareVerification): Map<string, RobotTa
   return index;
 }
 
-/** §13 verify hardware. */
+/** docs/program-language.md §13 verify hardware. */
 export function verifyHardware(program: Program, opts: AnalysisOptions): HardwareReport {
   const verification = runHardwareVerification(program, opts);
   const items = [...verification.items];

@@ -1,5 +1,5 @@
 /**
- * Verify mission (program-language §15): one report per robot mission, checked against the target
+ * Verify mission (docs/program-language.md §15): one report per robot mission, checked against the target
  * of §1; a single synthetic report when no robot has a mission.
  */
 import type { MissionDecl, Program, RobotDecl } from '../language/ast.js';

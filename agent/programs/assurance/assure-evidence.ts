@@ -1,5 +1,5 @@
 /**
- * The `assurance` (evidence) sub-report of assure (program-language §10) and its safety case:
+ * The `assurance` (evidence) sub-report of assure (docs/program-language.md §10) and its safety case:
  * assurance cases with linked evidence, hardware/capability verification, safety rules and kill
  * switches, traceability rows, and the configuration identity rule.
  */

@@ -1,6 +1,6 @@
 /**
- * The anomaly, prognostics, resilience, mission and state sub-reports of assure (program-language
- * §10). Each is a pure function of the program plus, where stated, readiness or mission results.
+ * The anomaly, prognostics, resilience, mission and state sub-reports of assure
+ * (docs/program-language.md §10). Each is a pure function of the program plus, where stated, readiness or mission results.
  */
 import type { Program } from '../language/ast.js';
 import type { ReadinessEvaluation } from '../analysis/readiness.js';

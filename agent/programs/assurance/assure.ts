@@ -1,5 +1,5 @@
 /**
- * Assure (program-language §10): seven sub-reports (evidence, anomalies, prognostics, resilience,
+ * Assure (docs/program-language.md §10): seven sub-reports (evidence, anomalies, prognostics, resilience,
  * mission, state, recovery), program-level issues and the overall verdict. One readiness
  * evaluation (target of §1) feeds every part, so all of them judge the same hardware.
  */
@@ -44,7 +44,7 @@ export interface AssureOptions extends AnalysisOptions {
   knowledgePath?: string | null;
 }
 
-/** Knowledge-model issues, then state issues, then mode issues (§10). */
+/** Knowledge-model issues, then state issues, then mode issues (docs/program-language.md §10). */
 function programIssues(program: Program, state: StateReport): string[] {
   const issues: string[] = [];
   for (const model of program.knowledgeModels) {

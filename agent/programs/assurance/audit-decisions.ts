@@ -1,5 +1,5 @@
 /**
- * Audit decisions (program-language §23): turn a trace into decision records. Version-3
+ * Audit decisions (docs/program-language.md §23): turn a trace into decision records. Version-3
  * `decision_*` frames carry their own record; safety, recovery, continuity, takeover, provider,
  * kill-switch and approval events are synthesised into version-1 records; all else is skipped.
  */
@@ -12,7 +12,7 @@ export interface DecisionRecord {
   timestamp_ms: number;
   decision: string;
   reason: string;
-  /** Flattened evidence: nested objects become dotted keys, sorted (§1). */
+  /** Flattened evidence: nested objects become dotted keys, sorted (docs/program-language.md §1). */
   evidence: Record<string, unknown>;
   alternatives_considered: unknown[];
   safety_checks: unknown[];

@@ -1,5 +1,5 @@
 /**
- * The configuration keys the assurance operations read (program-language §7.4): `[assurance]`,
+ * The configuration keys the assurance operations read (docs/program-language.md §7.4): `[assurance]`,
  * `[diagnosis]` and `[mission]` of the merged tree, plus the networked-device test of the device
  * registry. Profile-style keys (`[assurance.evidence]`, …) are deliberately not read.
  */
@@ -63,7 +63,7 @@ export function missionPolicy(config: ResolvedConfig | null): MissionPolicy {
   };
 }
 
-/** Networked devices (§7.4) of the configuration, in registry order. */
+/** Networked devices (docs/program-language.md §7.4) of the configuration, in registry order. */
 export function networkedDevices(config: ResolvedConfig | null): ConfiguredDevice[] {
   return (config?.devices ?? []).filter((device) => device.networked);
 }

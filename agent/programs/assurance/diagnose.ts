@@ -1,5 +1,5 @@
 /**
- * Diagnose (program-language §11): static fault analysis of a program, or root-cause analysis of a
+ * Diagnose (docs/program-language.md §11): static fault analysis of a program, or root-cause analysis of a
  * recorded trace. Pure functions; the caller loads the program or trace and wraps the report.
  */
 import type { Program } from '../language/ast.js';
@@ -186,7 +186,7 @@ interface RootCauseFinding {
   action: string;
 }
 
-/** The four rules of §11, first match wins. */
+/** The four rules of docs/program-language.md §11, first match wins. */
 function findRootCause(frames: readonly TraceFrame[]): RootCauseFinding {
   const failure = frames.find(isFailureFrame);
   if (failure) {

@@ -1,5 +1,5 @@
 /**
- * Explain (program-language §22): plain-language sections about a program or a trace. Modes:
+ * Explain (docs/program-language.md §22): plain-language sections about a program or a trace. Modes:
  * `trace`, `decision` (trace input), `readiness`, `verify`, `safety`, `program` (program input).
  * The baseline `drift` section of the program mode is CLI-only and not produced here. Explaining
  * never writes state: composite trust is computed without recording an integrity baseline.

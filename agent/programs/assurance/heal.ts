@@ -1,5 +1,5 @@
 /**
- * Heal (program-language §12): plan a recovery for every failure the program anticipates, pass
+ * Heal (docs/program-language.md §12): plan a recovery for every failure the program anticipates, pass
  * each action through the gates (safety, hardware, capability, readiness, approval) and report
  * what a static evaluation would execute. Nothing is executed for real: the audit trail says so
  * (`timestamp_hint: "static-analysis"`).
@@ -91,13 +91,13 @@ export interface HealReport {
 export interface HealOptions extends AnalysisOptions {
   /** Device registry (configuration devices or the live pool); enables failover enrichment. */
   devices?: readonly RegistryDevice[];
-  /** `<stateDir>/recovery_knowledge.json` (§28); null or absent: no stored knowledge. */
+  /** `<stateDir>/recovery_knowledge.json` (docs/program-language.md §28); null or absent: no stored knowledge. */
   knowledgePath?: string | null;
   /** A readiness evaluation already made with the same options (assure passes its own). */
   readiness?: ReadinessEvaluation;
 }
 
-/** The fixed fleet playbook (§12): the reference names the failed robot "Rover" for every fleet. */
+/** The fixed fleet playbook (docs/program-language.md §12): the reference names the failed robot "Rover" for every fleet. */
 const FLEET_FAILED_ROBOT = 'Rover';
 const FLEET_ACTIONS = ['isolate_failed_robot', 'reassign_mission', 'rebalance_coverage', 'notify_operator'];
 

@@ -1,5 +1,5 @@
 /**
- * Tamper check for program files (used by composite trust, §19). The first evaluation of a
+ * Tamper check for program files (used by composite trust, docs/program-language.md §19). The first evaluation of a
  * program records a sha256 baseline of the file and of each integrity artifact (deploy,
  * hardware, policies, kill switches, health, tamper policies, missions) in
  * `<stateDir>/program_integrity_baselines.json`; that first sight counts as Trusted. Later

@@ -1,5 +1,5 @@
 /**
- * Mode coverage shared by assure (§10) and heal (§12): when a program declares any modes it must
+ * Mode coverage shared by assure (docs/program-language.md §10) and heal (§12): when a program declares any modes it must
  * have at least one safe and one degraded mode. `operating_mode` declarations count by their kind;
  * robot `mode` blocks count as normal modes (§10), whatever their name.
  */

@@ -1,5 +1,5 @@
 /**
- * The vocabulary of recovery (program-language §12): failure classification and diagnosis by
+ * The vocabulary of recovery (docs/program-language.md §12): failure classification and diagnosis by
  * keyword, default actions per classification, and the shape of one recovery action (tagged
  * strategy and correction, risk, approval). Pure text rules, no program or configuration access.
  */
@@ -97,7 +97,7 @@ export function diagnoseFailure(issue: string, classification: FailureClassifica
   return CLASSIFICATION_DIAGNOSES[classification];
 }
 
-/** Default actions when neither a policy nor the knowledge store has any (token-joined, §5.1). */
+/** Default actions when neither a policy nor the knowledge store has any (token-joined, docs/program-language.md §5.1). */
 export function defaultActions(issue: string, classification: FailureClassification): string[] {
   const text = issue.toLowerCase();
   switch (classification) {

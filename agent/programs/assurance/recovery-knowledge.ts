@@ -1,5 +1,5 @@
 /**
- * Recovery knowledge (program-language §12, §28): entries learned from earlier recoveries, read
+ * Recovery knowledge (docs/program-language.md §12, §28): entries learned from earlier recoveries, read
  * from `recovery_knowledge.json` in the STATE directory (the caller passes the path; never the
  * process working directory), merged with entries synthesised from a failure analysis of the
  * program (GPS, Camera, Lidar, LTE, WiFi, Battery, Provider, Package scenarios).

@@ -1,5 +1,5 @@
 /**
- * Recovery planning (program-language §12, first stages): policies from `recovery_policy` and
+ * Recovery planning (docs/program-language.md §12, first stages): policies from `recovery_policy` and
  * `mitigation`, one context per trigger condition, and one plan per context whose actions come
  * from the matching policy triggers, else the best knowledge-store entry, else the defaults of
  * the failure's classification.

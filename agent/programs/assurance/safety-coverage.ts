@@ -1,7 +1,8 @@
 /**
- * Safety rules as readable text and the coverage heuristics built on that text (program-language
- * §28: `max_speed = 1.2m/s`, `stop_if <tokens>`; coverage searches the text for `stop_if`,
- * `lidar`, `battery`, `gps`). Shared by assure, trust and explain so all three agree.
+ * Safety rules as readable text and the coverage heuristics built on that text
+ * (docs/program-language.md §28: `max_speed = 1.2m/s`, `stop_if <tokens>`; coverage searches the
+ * text for `stop_if`, `lidar`, `battery`, `gps`). Shared by assure, trust and explain so all three
+ * agree.
  */
 import type { Program, RobotDecl } from '../language/ast.js';
 import { renderRobotSafetyRules } from '../analysis/safety-text.js';

@@ -1,5 +1,5 @@
 /**
- * A small static security audit of a program, feeding trust's `identity_validation` (§19): how
+ * A small static security audit of a program, feeding trust's `identity_validation` (docs/program-language.md §19): how
  * the program's networked endpoints are reached and whether its commands are authenticated.
  * Errors cost 25 points, warnings 8, infos 2.
  */

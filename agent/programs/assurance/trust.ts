@@ -1,5 +1,5 @@
 /**
- * Composite trust of a program (program-language §19): six weighted categories, integer
+ * Composite trust of a program (docs/program-language.md §19): six weighted categories, integer
  * arithmetic (`weighted = score × weight / 100`, truncated; total = Σ weighted), a tier and the
  * tamper check of integrity-baseline.ts.
  */
@@ -69,7 +69,7 @@ function packageTrustScore(program: Program): number {
   return Math.floor(scores.reduce((sum, s) => sum + s, 0) / scores.length);
 }
 
-/** Contracts exist when the program declares a mission_plan or a robot mission (§21). */
+/** Contracts exist when the program declares a mission_plan or a robot mission (docs/program-language.md §21). */
 export function hasContracts(program: Program): boolean {
   return program.missionPlans.length > 0 || program.robots.some((robot) => robot.missions.length > 0);
 }

@@ -1,5 +1,5 @@
 /**
- * The program model (program-language §3–§5): what the parser produces and every program
+ * The program model (docs/program-language.md §3–§5): what the parser produces and every program
  * operation reads. One list per declaration kind plus `robots`, so an analysis reads exactly the
  * declarations it needs and never walks a generic tree.
  *
@@ -270,7 +270,7 @@ export interface Param {
   type: string | null;
 }
 
-/** Tolerant fallback (§4.3): `IDENT [IDENT …] { balanced tokens }` or `IDENT … ;`. */
+/** Tolerant fallback (docs/program-language.md §4.3): `IDENT [IDENT …] { balanced tokens }` or `IDENT … ;`. */
 export interface GenericDecl {
   keyword: string;
   name: string | null;
@@ -374,7 +374,7 @@ export interface TwinDecl {
   loc: Loc;
 }
 
-/** Robot-level triggers (§4.2 #9) and `recover from X` handlers (#14). */
+/** Robot-level triggers (docs/program-language.md §4.2 #9) and `recover from X` handlers (#14). */
 export type TriggerDecl =
   | { kind: 'every'; interval: Quantity; body: Stmt[]; loc: Loc }
   | { kind: 'when'; condition: Expr; body: Stmt[]; loc: Loc }

@@ -1,7 +1,7 @@
 /**
  * Strict parsers for the top-level declarations the analyses read: the core (hardware, deploy,
  * fleet, simulate_compatibility, requirements, certify), functions, and the policy-style forms of
- * program-language §5.2. Each reads from the declaration keyword and leaves the cursor after it.
+ * docs/program-language.md §5.2. Each reads from the declaration keyword and leaves the cursor after it.
  */
 
 import type {
@@ -351,7 +351,7 @@ export function parseFunction(c: TokenCursor): FunctionDecl {
 }
 
 // ---------------------------------------------------------------------------
-// Policy-style declarations (§5.2)
+// Policy-style declarations (docs/program-language.md §5.2)
 
 const COMPARISON_OPERATORS = new Set(['<', '<=', '>', '>=', '==', '!=']);
 

@@ -1,5 +1,5 @@
 /**
- * Readable text of the program model, for reports and messages (program-language §28): expressions
+ * Readable text of the program model, for reports and messages (docs/program-language.md §28): expressions
  * as written (`lidar.read().nearest_distance < 0.35m`) and safety rules (`max_speed = 1.2m/s`,
  * `stop_if <tokens>`, `zone dock circle at (-4, 3) radius 2.5m`). Consumers display these; they must
  * not parse them. Coverage heuristics search the safety text for `stop_if`, `lidar`, `battery`, `gps`.

@@ -1,5 +1,5 @@
 /**
- * Expressions (program-language §4.1): or → and → comparison (incl. `matches`) → additive →
+ * Expressions (docs/program-language.md §4.1): or → and → comparison (incl. `matches`) → additive →
  * multiplicative → unary (`-`, `not`, `await`) → postfix (member, call) → primary.
  * Also small shared readers: quantities, types, parameter lists and name lists.
  */

@@ -59,7 +59,7 @@ export function findStop(c: TokenCursor, stopAtBrace: boolean): number {
   return tokens.length - 1;
 }
 
-/** Tokens up to `;` (consumed) joined by the §5.1 rule. */
+/** Tokens up to `;` (consumed) joined by the docs/program-language.md §5.1 rule. */
 export function readTextUntilSemicolon(c: TokenCursor, asCondition = false): string {
   const start = c.pos;
   const stop = findStop(c, false);
@@ -83,7 +83,7 @@ export function readTextUntilBrace(c: TokenCursor, what: string, asCondition: bo
 
 /**
  * `{ ACTION; ACTION; }` as strings: each action is the token sequence up to `;` at depth 0 (or
- * through a nested block), joined by the §5.1 rule.
+ * through a nested block), joined by the docs/program-language.md §5.1 rule.
  */
 export function readActionBlock(c: TokenCursor, context: string): string[] {
   const open = c.pos;

@@ -1,5 +1,5 @@
 /**
- * Tokenizer for `.sd` programs (program-language §2).
+ * Tokenizer for `.sd` programs (docs/program-language.md §2).
  *
  * One pass over the source with an index; no regular expressions on the hot path and no string
  * concatenation per character, so a 5 000-line program lexes in a few milliseconds.
@@ -184,7 +184,7 @@ export function tokenize(source: string, file: string): Token[] {
       continue;
     }
 
-    // Regex literal where the previous token allows one (§2); otherwise `/` is division.
+    // Regex literal where the previous token allows one (docs/program-language.md §2); otherwise `/` is division.
     if (c === 47) {
       const previous = tokens.length > 0 ? lastSignificant(tokens) : null;
       if (previous === null || REGEX_AFTER.has(previous.lexeme)) {

@@ -1,6 +1,6 @@
 /**
  * `parseProgram(source, file)`: tokenize, then dispatch each top-level declaration on its first
- * word (program-language §3.1). Strict parsers fill the typed lists of `Program`; anything else
+ * word (docs/program-language.md §3.1). Strict parsers fill the typed lists of `Program`; anything else
  * of the form `IDENT … { … }` / `IDENT … ;` is kept as a GenericDecl (§4.3). A file the tolerant
  * layer cannot absorb either fails with a ProgramSyntaxError of kind 'parse'.
  */

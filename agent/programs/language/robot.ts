@@ -1,5 +1,5 @@
 /**
- * `robot NAME { member* }` (program-language §3.2, §4.1 `member`, extensions #1, #5, #6, #9, #10,
+ * `robot NAME { member* }` (docs/program-language.md §3.2, §4.1 `member`, extensions #1, #5, #6, #9, #10,
  * #14). Members the strict layer does not model are kept in `robot.generic`. A member whose
  * opening words match a strict form the analyses or the simulator read (`sensor lidar`,
  * `behavior patrol`, `safety { max_speed …`) is committed: if the rest is malformed, that is a

@@ -1,5 +1,5 @@
 /**
- * Statements and blocks (program-language §4.1 `stmt`, extensions #4 `match`, #10 `run_pipeline`).
+ * Statements and blocks (docs/program-language.md §4.1 `stmt`, extensions #4 `match`, #10 `run_pipeline`).
  *
  * Two kinds of statement, told apart by their first two tokens:
  * - an unknown statement form — a keyword-like name followed by a name, literal or block
@@ -34,7 +34,7 @@ export function parseBlock(c: TokenCursor, context = 'to open the block'): Stmt[
 const STATEMENT_WORDS = new Set(['let', 'const', 'var', 'if', 'loop', 'while', 'publish', 'enter', 'emergency_stop', 'return', 'match', 'run_pipeline', 'await']);
 
 /**
- * An unknown statement form (§4.3 tolerant layer): a keyword-like name followed directly by a
+ * An unknown statement form (docs/program-language.md §4.3 tolerant layer): a keyword-like name followed directly by a
  * name, number, string or block — `reduce_speed 0.4 m/s;`, `spawn worker();`, `for x in xs { … }`,
  * `parallel { … }`, `send_goal nav with x;`, `call svc;`. No expression statement of the strict
  * grammar starts that way (`x matches /re/` aside), so these are kept as opaque statements.

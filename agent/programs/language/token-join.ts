@@ -1,5 +1,5 @@
 /**
- * The token-join rule (program-language §5.1): policy blocks store free token sequences as
+ * The token-join rule (docs/program-language.md §5.1): policy blocks store free token sequences as
  * strings, and these strings appear verbatim in operation output, so the rule is exact:
  * - lexemes joined by single spaces (`audit.record("x");` → `audit . record ( x )`);
  * - unit literals stay glued, because the lexer already glued them (`0.5 m/s` → `0.5m/s`);
@@ -14,7 +14,7 @@ function spelling(token: Token): string {
   return token.type === 'string' ? String(token.value) : token.lexeme;
 }
 
-/** Joins `tokens[start, end)` (default: all) by the §5.1 rule. */
+/** Joins `tokens[start, end)` (default: all) by the docs/program-language.md §5.1 rule. */
 export function joinTokens(tokens: readonly Token[], start = 0, end = tokens.length): string {
   let last = end;
   while (last > start && (tokens[last - 1]!.type === 'eof' || tokens[last - 1]!.type === 'doc')) last -= 1;

@@ -1,5 +1,5 @@
 /**
- * The tolerant layer (program-language §4.3): anything the strict parser does not model is kept
+ * The tolerant layer (docs/program-language.md §4.3): anything the strict parser does not model is kept
  * as a `GenericDecl` (top level, robot level) or an `opaque` statement (inside blocks), as long as
  * it has the shape `IDENT [IDENT …] { balanced tokens }` or `IDENT … ;`. Brackets are already
  * known to balance (TokenCursor), so skipping a block is a single jump.

@@ -1,5 +1,5 @@
 /**
- * Units of the program language (program-language §2) and the conversions the analyses and the
+ * Units of the program language (docs/program-language.md §2) and the conversions the analyses and the
  * simulator need. The lexer matches unit suffixes against `UNITS_LONGEST_FIRST`; everything else
  * here turns a `Quantity` (number + unit as written) into one canonical magnitude.
  */
@@ -45,7 +45,7 @@ interface UnitInfo {
 const DEG = Math.PI / 180;
 
 /**
- * Units known to the lexer (§2 table), with their canonical factors. Canonical units: length m,
+ * Units known to the lexer (docs/program-language.md §2 table), with their canonical factors. Canonical units: length m,
  * time ms, speed m/s, acceleration m/s², angle rad, angular rate rad/s, mass kg, force N, torque N·m,
  * energy Wh, power W, frequency Hz, pressure Pa. Dimensions nobody converts keep factor 1.
  */

@@ -1,5 +1,5 @@
 /**
- * Actuator method calls (§24.3). Motion calls first pass the safety monitor's `stop_if` rules (a
+ * Actuator method calls (docs/program-language.md §24.3). Motion calls first pass the safety monitor's `stop_if` rules (a
  * latched emergency stop blocks them); drive commands and cruise speeds are clamped; everything
  * then reaches the simulated robot, which logs it.
  */

@@ -1,5 +1,5 @@
 /**
- * Built-in functions (§6): pose, trajectory, serialize/deserialize, Result/Option constructors,
+ * Built-in functions (docs/program-language.md §6): pose, trajectory, serialize/deserialize, Result/Option constructors,
  * and a few numeric helpers and logging calls that example programs use.
  */
 import type { Loc } from '../language/ast.js';

@@ -1,5 +1,5 @@
 /**
- * Decision-tree conditions are stored as token-joined strings (§5.1: `lidar . nearest_distance <
+ * Decision-tree conditions are stored as token-joined strings (docs/program-language.md §5.1: `lidar . nearest_distance <
  * 0.5m`, or with the dots kept, `gps.fix_quality == 0`). To evaluate one we re-tokenise it and
  * parse the expression subset a condition uses: names, member access, calls, numbers with glued
  * units, strings, comparisons, arithmetic and `and` / `or` / `not`.

@@ -1,5 +1,5 @@
 /**
- * Decision trees at run time (§25). Each poll evaluates every `when` rule of every
+ * Decision trees at run time (docs/program-language.md §25). Each poll evaluates every `when` rule of every
  * `decision_tree` against live signals from the simulated robot; matching rules compete by layer
  * precedence, the winner is recorded as a version-3 `decision_tree_eval` frame and the losers are
  * listed as rejected alternatives. A `tree:condition` pair is emitted at most once per run, which

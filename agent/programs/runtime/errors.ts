@@ -1,5 +1,5 @@
 /**
- * The one error type the runtime throws for a program fault (§16: "runtime, type or contract
+ * The one error type the runtime throws for a program fault (docs/program-language.md §16: "runtime, type or contract
  * error → 400 with the error text"). `kind` tells the three apart; the message is the text shown.
  */
 import type { Loc } from '../language/ast.js';

@@ -1,5 +1,5 @@
 /**
- * Runtime health-fault injection (program-language §24.1 step 4, §7.4 `[health]`).
+ * Runtime health-fault injection (docs/program-language.md §24.1 step 4, §7.4 `[health]`).
  *
  * Before each robot's entry the driver may inject health faults: `GPSDegraded` (the GPS fix
  * drops to quality 0), `CameraOffline` (cameras read void), `RobotHealthCritical` (the robot's
@@ -151,7 +151,7 @@ export function injectionPlan(request: InjectionRequest): InjectionPlan | null {
 
 /**
  * Rebuild the injection of a recorded run from its frames, so a deterministic replay of an
- * injected trace re-injects the same faults (the trace names them; §27 compares events and times).
+ * injected trace re-injects the same faults (the trace names them; docs/program-language.md §27 compares events and times).
  */
 export function injectionPlanFromFrames(frames: readonly { event: string; payload: Record<string, unknown> }[]): InjectionPlan | null {
   const byRobot = new Map<string, RobotInjection>();
@@ -173,7 +173,7 @@ export function injectionPlanFromFrames(frames: readonly { event: string; payloa
   return (robot) => byRobot.get(robot.name) ?? null;
 }
 
-/** Frame events (§26). */
+/** Frame events (docs/program-language.md §26). */
 export const FAULT_EVENT = 'health_fault_injected';
 export const STATUS_EVENT = 'health_status';
 export const POLICY_ACTION_EVENT = 'health_policy_action';

@@ -3,7 +3,7 @@
  * fault effects on the simulated robot, trace frames, health_policy handlers, the kill switch and
  * the recovery actions of an injected failure.
  *
- * Policy actions are stored strings (§5.1). The ones the simulator can carry out are executed:
+ * Policy actions are stored strings (docs/program-language.md §5.1). The ones the simulator can carry out are executed:
  * `enter MODE`, `emergency_stop`, `<actuator> . <method> ( )` (no arguments) and
  * `reduce_speed V m/s` (lowers the robot's speed cap); any other action (`notify crew_lead`,
  * `switch_to lidar_localization`) is recorded with `executed: false`.
@@ -29,7 +29,7 @@ import {
 import type { Interpreter } from './interpreter.js';
 import { ActuatorRef } from './values.js';
 
-/** Inject a robot's faults before its entry (§24.1 step 4) and record what followed. */
+/** Inject a robot's faults before its entry (docs/program-language.md §24.1 step 4) and record what followed. */
 export function injectHealth(interp: Interpreter, injection: RobotInjection, outcome: HealthOutcome): void {
   const robot = interp.current.decl;
   const statuses: InjectedStatus[] = [];

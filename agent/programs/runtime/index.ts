@@ -1,4 +1,4 @@
-/** Public API of the program runtime: simulation, replay, trace files and listings (§16–§18, §24–§27). */
+/** Public API of the program runtime: simulation, replay, trace files and listings (docs/program-language.md §16–§18, §24–§27). */
 
 export { ProgramRuntimeError, type RuntimeErrorKind } from './errors.js';
 export { runProgram, Interpreter, DEFAULT_MAX_LOOP_ITERATIONS, type InterpreterOptions, type RunOutcome } from './interpreter.js';

@@ -1,5 +1,5 @@
 /**
- * The program interpreter (§24): sets each robot up, runs its entry point against the simulated
+ * The program interpreter (docs/program-language.md §24): sets each robot up, runs its entry point against the simulated
  * robot and records trace frames. Deterministic by construction: simulated time only (interval ×
  * iteration), a fixed world, a fixed iteration budget and no randomness.
  */
@@ -64,7 +64,7 @@ export interface InterpreterOptions {
   decisionTrace?: boolean;
   /** Key that signs decision envelopes (`Settings.decisions.policySigningKey`); absent or null: unsigned. */
   signingKey?: string | null;
-  /** Health faults to inject before each robot's entry (§24.1 step 4); absent: none. */
+  /** Health faults to inject before each robot's entry (docs/program-language.md §24.1 step 4); absent: none. */
   injection?: InjectionPlan | null;
 }
 
@@ -159,7 +159,7 @@ export class Interpreter implements ExpressionHost {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Run order (§24.1)
+  // Run order (docs/program-language.md §24.1)
 
   run(): RunOutcome {
     const missionNames: string[] = [];
@@ -222,7 +222,7 @@ export class Interpreter implements ExpressionHost {
     if (robot.modes.some((mode) => mode.name === 'normal')) this.enterMode('normal');
   }
 
-  /** Entry point (§6): first behavior; else the first task, or the scheduler for several; else triggers. */
+  /** Entry point (docs/program-language.md §6): first behavior; else the first task, or the scheduler for several; else triggers. */
   private runEntry(robot: RobotDecl): void {
     const behavior = robot.behaviors[0];
     if (behavior) {
@@ -460,7 +460,7 @@ export class Interpreter implements ExpressionHost {
     throw new ProgramRuntimeError('runtime', `cannot assign to ${exprText(target)}`, target.loc);
   }
 
-  /** `loop every D` (§24.2): absolute time per loop, a behavior_tick frame per iteration. */
+  /** `loop every D` (docs/program-language.md §24.2): absolute time per loop, a behavior_tick frame per iteration. */
   private runLoop(intervalMs: number, body: Stmt[], env: Environment): void {
     const { monitor } = this.current;
     for (let iteration = 1; iteration <= this.maxLoopIterations; iteration += 1) {

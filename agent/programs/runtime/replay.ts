@@ -1,5 +1,5 @@
 /**
- * Trace replay (§17, §27): inspect a trace, play its states back onto a fresh simulated robot, or
+ * Trace replay (docs/program-language.md §17, §27): inspect a trace, play its states back onto a fresh simulated robot, or
  * re-run its source program and verify that the same events happen at the same simulated times.
  */
 import * as fs from 'node:fs';
@@ -98,7 +98,8 @@ export function inspectTrace(input: string | TraceFile): InspectResult {
 
 /**
  * Apply each frame's state (from the offset) to a fresh simulator. `events` lists the frame
- * events in order for the CLI, which also sleeps between frames; this function never sleeps.
+ * events in order for the CLI's output. Nothing sleeps between frames, here or in the CLI
+ * (docs/program-language.md §27).
  */
 export function playbackTrace(input: string | TraceFile, from?: string | number | null): { replay: PlaybackResult; events: TraceFrame[] } {
   const { trace } = loadTrace(input);
@@ -127,7 +128,7 @@ export function resolveTraceSource(source: string, tracePath: string | null): st
   throw new TraceSourceNotFoundError(source);
 }
 
-/** Compare expected and actual frames index by index (event names and |Δt| only, §27). */
+/** Compare expected and actual frames index by index (event names and |Δt| only, docs/program-language.md §27). */
 export function compareFrames(expected: readonly TraceFrame[], actual: readonly TraceFrame[]): Verification {
   const matched = Math.min(expected.length, actual.length);
   const mismatches: string[] = [];
@@ -168,7 +169,7 @@ export function verifyDeterministic(input: string | TraceFile, options: ReplayOp
   return { mode: 'deterministic', source, frame_count: expected.length, verification: compareFrames(expected, actual), loaded: true };
 }
 
-/** §17 dispatch: playback (checked first), deterministic, else inspect. */
+/** docs/program-language.md §17 dispatch: playback (checked first), deterministic, else inspect. */
 export function replayTrace(input: string | TraceFile, options: ReplayOptions = {}): ReplayResult {
   const mode: ReplayMode = options.mode ?? (options.playback ? 'playback' : options.deterministic ? 'deterministic' : 'inspect');
   if (mode === 'playback') return playbackTrace(input, options.from).replay;

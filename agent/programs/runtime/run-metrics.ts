@@ -1,5 +1,5 @@
 /**
- * Metrics collected during a run (§16 `result.metrics`). Maps are keyed by declared names and
+ * Metrics collected during a run (docs/program-language.md §16 `result.metrics`). Maps are keyed by declared names and
  * emitted with sorted keys (§1); the top-level order is the one the specification lists.
  */
 
@@ -15,7 +15,7 @@ export interface TaskMetrics {
   budget_violations: number;
   max_jitter_ms: number;
   last_run_ms: number | null;
-  /** Wall-clock based (floor 5 ms): excluded from expected-output comparisons (§28). */
+  /** Wall-clock based (floor 5 ms): excluded from expected-output comparisons (docs/program-language.md §28). */
   last_duration_ms: number;
   max_duration_ms: number;
 }

@@ -1,5 +1,5 @@
 /**
- * The safety monitor (§24.3): clamps every drive command to the robot's `max_speed` (tightened
+ * The safety monitor (docs/program-language.md §24.3): clamps every drive command to the robot's `max_speed` (tightened
  * inside safety zones) and `max_angular`, and evaluates the `stop_if` rules before every motion
  * call. A true rule latches the emergency stop; the motion call is then blocked.
  */

@@ -1,5 +1,5 @@
 /**
- * Task scheduling (§24.2). `multiplexed`: several tasks share one base tick (the smallest task
+ * Task scheduling (docs/program-language.md §24.2). `multiplexed`: several tasks share one base tick (the smallest task
  * interval); `single`: a robot's only task runs as its entry loop; `triggers`: a robot with
  * neither behaviors nor tasks runs its `every` / `when` triggers.
  *
@@ -21,11 +21,11 @@ import { truthy } from './values.js';
 
 export type SchedulerMode = 'multiplexed' | 'single' | 'triggers';
 
-/** Simulated cost of one task run (also the per-run cost the timing analysis assumes, §9.2). */
+/** Simulated cost of one task run (also the per-run cost the timing analysis assumes, docs/program-language.md §9.2). */
 export const MODELLED_RUN_MS = 5;
 /** Base tick of a trigger-only robot without `every` triggers. */
 export const DEFAULT_TRIGGER_TICK_MS = 100;
-/** Floor of the wall-clock duration metrics (§28). */
+/** Floor of the wall-clock duration metrics (docs/program-language.md §28). */
 const MIN_DURATION_MS = 5;
 
 const PRIORITY_WORDS: Record<string, number> = { critical: 0, high: 1, medium: 2, normal: 2, low: 3, background: 4 };

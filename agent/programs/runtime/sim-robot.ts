@@ -1,5 +1,5 @@
 /**
- * The simulated robot (program-language §24.3): a fixed little world (two round obstacles and
+ * The simulated robot (docs/program-language.md §24.3): a fixed little world (two round obstacles and
  * two walls) and a differential-drive body the interpreter drives. Everything is deterministic —
  * no randomness, no wall clock — so a recorded run can be replayed and compared frame by frame.
  */
@@ -16,7 +16,7 @@ export interface Velocity {
   angular: number;
 }
 
-/** The robot part of a trace frame state (§26) and of the simulation result (§16). */
+/** The robot part of a trace frame state (docs/program-language.md §26) and of the simulation result (§16). */
 export interface SimSnapshot {
   pose: Pose;
   velocity: Velocity;
@@ -63,7 +63,7 @@ export class SimRobot {
   readonly failedSensorTypes = new Set<string>();
   /** An injected `GPSDegraded` health fault: the fix drops to quality 0 with few satellites. */
   gpsDegraded = false;
-  /** Health status set by injected health faults (§24.1 step 4); not part of the trace state. */
+  /** Health status set by injected health faults (docs/program-language.md §24.1 step 4); not part of the trace state. */
   healthStatus: 'Healthy' | 'Degraded' | 'Critical' = 'Healthy';
 
   /**
@@ -72,7 +72,7 @@ export class SimRobot {
    */
   constructor(readonly events: string[] = []) {}
 
-  /** Advance the body by dt seconds (§24.3 tick). */
+  /** Advance the body by dt seconds (docs/program-language.md §24.3 tick). */
   tick(dtSeconds: number): void {
     if (this.emergencyStop) {
       this.velocity = { linear: 0, angular: 0 };
@@ -269,7 +269,7 @@ export class SimRobot {
     };
   }
 
-  /** Playback (§27): set pose, velocity and e-stop; clear the follow queue; thrust 0. */
+  /** Playback (docs/program-language.md §27): set pose, velocity and e-stop; clear the follow queue; thrust 0. */
   applyState(state: SimSnapshot): void {
     this.pose = { x: state.pose.x, y: state.pose.y, theta: state.pose.theta, z: state.pose.z ?? 0 };
     this.velocity = { linear: state.velocity.linear, angular: state.velocity.angular };

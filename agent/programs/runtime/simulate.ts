@@ -1,5 +1,5 @@
 /**
- * Program simulation (§16): a dry run counts robots; an executed run type-checks and interprets
+ * Program simulation (docs/program-language.md §16): a dry run counts robots; an executed run type-checks and interprets
  * the program against the simulated robot and, with `recordTrace`, saves the trace next to the
  * program (`<file without .sd>.trace`) or at `traceOut`.
  */
@@ -23,7 +23,7 @@ export interface SimulateOptions {
   decisions?: DecisionSettings;
   /**
    * `inject_health_faults`: inject GPSDegraded, CameraOffline, RobotHealthCritical and the
-   * configuration's `[health] inject_faults` lists before each robot's entry (§24.1 step 4).
+   * configuration's `[health] inject_faults` lists before each robot's entry (docs/program-language.md §24.1 step 4).
    */
   injectHealthFaults?: boolean;
   /** `--inject-failure NAME` (gps, camera, lidar, imu, health): one failure plus its recovery policies. */

@@ -1,5 +1,5 @@
 /**
- * Trace files (program-language §26): the recorded frames of one simulation run, read by replay,
+ * Trace files (docs/program-language.md §26): the recorded frames of one simulation run, read by replay,
  * diagnose, explain and audit. Readers are lenient about absent fields (defaults below) and strict
  * about shape: anything that is not a trace fails with `invalid trace <path>: <detail>`.
  */
@@ -99,7 +99,7 @@ function parseFrame(value: unknown, index: number): TraceFrame {
   return { sim_time_ms: time, event, payload, state: parseState(value['state'], `${where}.state`) };
 }
 
-/** Validate an already-parsed JSON value as a trace (defaults applied, §26). */
+/** Validate an already-parsed JSON value as a trace (defaults applied, docs/program-language.md §26). */
 export function parseTraceValue(value: unknown): TraceFile {
   if (!isObject(value)) throw new TraceShapeError('top level must be an object');
   const framesValue = value['frames'] ?? [];
@@ -171,7 +171,7 @@ export function writeTrace(tracePath: string, trace: TraceFile): TraceFile {
 }
 
 /**
- * A replay offset (`--from`, §27): plain milliseconds (`1500`), `T+mm:ss` or `T+hh:mm:ss`
+ * A replay offset (`--from`, docs/program-language.md §27): plain milliseconds (`1500`), `T+mm:ss` or `T+hh:mm:ss`
  * (seconds may carry a fraction). Returns milliseconds.
  */
 export function parseOffset(text: string): number {
@@ -190,7 +190,7 @@ export function parseOffset(text: string): number {
   throw new Error(`invalid offset '${text}': expected milliseconds, T+mm:ss or T+hh:mm:ss`);
 }
 
-/** Frames from an offset on: replay starts at the first frame with sim_time_ms ≥ offset (§27). */
+/** Frames from an offset on: replay starts at the first frame with sim_time_ms ≥ offset (docs/program-language.md §27). */
 export function framesFrom(frames: readonly TraceFrame[], offsetMs: number): TraceFrame[] {
   const start = frames.findIndex((frame) => frame.sim_time_ms >= offsetMs);
   return start < 0 ? [] : frames.slice(start);

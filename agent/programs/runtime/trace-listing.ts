@@ -1,5 +1,5 @@
 /**
- * Trace listing (§18): every `*.trace` under a root, newest first (ties by path), then limited.
+ * Trace listing (docs/program-language.md §18): every `*.trace` under a root, newest first (ties by path), then limited.
  * All files are collected before sorting so the limit never depends on directory-walk order.
  */
 import * as fs from 'node:fs';

@@ -9,7 +9,7 @@ export class TraceRecorder {
 
   constructor(private readonly stateOf: () => TraceState) {}
 
-  /** Robot setup starts a fresh trace (§26: a multi-robot trace keeps the last robot's frames). */
+  /** Robot setup starts a fresh trace (docs/program-language.md §26: a multi-robot trace keeps the last robot's frames). */
   reset(): void {
     this.frames = [];
   }

@@ -1,5 +1,5 @@
 /**
- * The minimal type check run before interpreting (§6: "simulation runs the type checker"): every
+ * The minimal type check run before interpreting (docs/program-language.md §6: "simulation runs the type checker"): every
  * identifier must be bound (a `let`, a parameter, a robot entity, a declared function or type, a
  * built-in), and `publish` / `run_pipeline` must name something declared. The check is scope
  * aware but deliberately shallow — it exists to reject programs that would fail half-way through

@@ -10,7 +10,7 @@ import { actuator, at, hardware, killSwitch, mission, program, robot, rover, sen
 
 const requires = (capability: string): RequiresCapabilityDecl => ({ capability, sensors: [], actuators: [], connectivity: [], loc: at() });
 
-describe('capability inference (§9.7)', () => {
+describe('capability inference (docs/program-language.md §9.7)', () => {
   it('combines own components with the program-declared profile it uses (connectivity only from there)', () => {
     const r = robot('R', {
       sensors: [sensor('fix', 'GNSS')],
@@ -70,7 +70,7 @@ describe('capability inference (§9.7)', () => {
   });
 });
 
-describe('minimum capabilities (§9.8)', () => {
+describe('minimum capabilities (docs/program-language.md §9.8)', () => {
   it('reports PARTIAL rows of error-severity capabilities, not unknown or soft ones', () => {
     const r = robot('P', { sensors: [sensor('imu', 'IMU')], missions: [mission({ name: 'Patrol' })], exposes: ['teleport'] });
     const result = minimumCapabilities(program({ robots: [r] }));
@@ -113,7 +113,7 @@ describe('minimum capabilities (§9.8)', () => {
   });
 });
 
-describe('verify capabilities body (§14)', () => {
+describe('verify capabilities body (docs/program-language.md §14)', () => {
   it('returns rows per robot, static health, and traceability only on request', () => {
     const p = program({ robots: [rover('R', { exposes: ['obstacle_avoidance'] })] });
     const body = verifyCapabilities(p, { config: null });

@@ -1,7 +1,7 @@
 /**
  * The analyses over parsed `.sd` sources: the bundled demo (patrol.sd, dock.sd with demo/svc.toml)
  * and small programs written to temp directories. Expected figures are worked out by hand from
- * the §9 rules in the comments.
+ * the docs/program-language.md §9 rules in the comments.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -7,7 +7,7 @@ import {
 } from '../../../agent/programs/analysis/hardware-profiles.js';
 import { hardware, program } from './program-factory.js';
 
-describe('built-in hardware profiles (§9.1)', () => {
+describe('built-in hardware profiles (docs/program-language.md §9.1)', () => {
   it('has the seven profiles with the exact figures', () => {
     const byName = new Map(builtinProfiles().map((p) => [p.name, p]));
     expect([...byName.keys()]).toEqual(['RoverV1', 'RoverV2', 'JetsonOrin', 'RaspberryPi5', 'ESP32', 'SmartSpaceGatewayV1', 'BuildingEdgeV1']);
@@ -43,7 +43,7 @@ describe('built-in hardware profiles (§9.1)', () => {
   });
 });
 
-describe('simulate_compatibility faults (§9.2)', () => {
+describe('simulate_compatibility faults (docs/program-language.md §9.2)', () => {
   const rover = builtinProfiles().find((p) => p.name === 'RoverV2')!;
 
   it('removes failed sensors, halves the battery and cuts the network', () => {

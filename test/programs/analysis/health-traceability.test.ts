@@ -8,7 +8,7 @@ import { actuator, at, hardware, maxSpeed, program, q, robot, rover, sensor, sto
 
 const num = (value: number, text = String(value)): Expr => ({ kind: 'number', value, unit: null, text, loc: at() });
 
-describe('static health (§9.9)', () => {
+describe('static health (docs/program-language.md §9.9)', () => {
   it('turns every condition and requirement into an Unknown check', () => {
     const p = program({
       healthChecks: [
@@ -38,7 +38,7 @@ describe('static health (§9.9)', () => {
   });
 });
 
-describe('traceability (§9.10)', () => {
+describe('traceability (docs/program-language.md §9.10)', () => {
   it('emits actuator warnings in program order, then sorted unused-declaration warnings, and the errors', () => {
     const p = program({
       robots: [
@@ -116,7 +116,7 @@ describe('traceability (§9.10)', () => {
   });
 });
 
-describe('safety rule text (§28)', () => {
+describe('safety rule text (docs/program-language.md §28)', () => {
   it('renders limits, stop_if tokens and zones readably', () => {
     const zone: SafetyRule = {
       kind: 'zone',

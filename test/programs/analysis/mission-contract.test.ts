@@ -14,7 +14,7 @@ const fielded = (overrides = {}) =>
     ...overrides,
   });
 
-describe('verify mission (§15)', () => {
+describe('verify mission (docs/program-language.md §15)', () => {
   it('reports an achievable mission', () => {
     const p = program({ robots: [fielded()], hardware: [kit], deploys: [{ robot: 'R', targets: ['Kit'], loc: at() }] });
     expect(verifyMission(p, { config: null })).toEqual([
@@ -100,7 +100,7 @@ describe('verify mission (§15)', () => {
   });
 });
 
-describe('contract verify (§21)', () => {
+describe('contract verify (docs/program-language.md §21)', () => {
   it('passes a program with missions, safety, continuity, recovery and an achievable mission', () => {
     const p = program({
       robots: [fielded({ modes: [{ name: 'degraded', body: [], loc: at() }] })],

@@ -10,7 +10,7 @@ const score = (report: ReadinessReport, factor: string) => report.score.factors.
 const ready = (p: Program, extra: Record<string, unknown> = {}) => evaluateReadiness(p, { config: null, ...extra });
 const deploy = (target: string) => [{ robot: 'R', targets: [target], loc: at(20) }];
 
-describe('readiness formulas (§9.4)', () => {
+describe('readiness formulas (docs/program-language.md §9.4)', () => {
   it('sfc', () => {
     expect([sfc(true, 0), sfc(true, 2), sfc(false, 1), sfc(false, 2), sfc(false, 0)]).toEqual([100, 85, 60, 30, 30]);
   });
@@ -44,7 +44,7 @@ describe('readiness formulas (§9.4)', () => {
   });
 });
 
-describe('readiness factors (§9.3)', () => {
+describe('readiness factors (docs/program-language.md §9.3)', () => {
   it('Hardware and Capabilities follow sfc of their error counts', () => {
     const r = robot('R', { sensors: [sensor('t', 'Thermal'), sensor('s', 'Sonar')], missions: [mission({ name: 'Deliver' })] });
     const report = ready(program({ robots: [r], deploys: deploy('RoverV1') }));
@@ -164,7 +164,7 @@ describe('readiness policy from the merged configuration', () => {
   });
 });
 
-describe('readiness issues (§9.5 order) and verdict (§9.6)', () => {
+describe('readiness issues in emission order and the verdict (docs/program-language.md §9.5, §9.6)', () => {
   it('emits every rule in order', () => {
     const config = configFrom(
       [

@@ -7,7 +7,7 @@ import { at, hardware, program, rover } from './program-factory.js';
 const fleetConfig = () =>
   configFrom('[fleet]\nid = "f"\n[[fleet.robots]]\nid = "R"\nhardware_profile = "JetsonOrin"\n[[fleet.robots]]\nid = "S"\nhardware_profile = "ESP32"\n');
 
-describe('target resolution (§1)', () => {
+describe('target resolution (docs/program-language.md §1)', () => {
   const deployed = program({
     robots: [rover('R')],
     deploys: [

@@ -199,7 +199,7 @@ describe('verify hardware: requirements, budgets, models, adapters, topics', () 
   });
 });
 
-describe('verify hardware: report assembly (§13)', () => {
+describe('verify hardware: report assembly (docs/program-language.md §13)', () => {
   it('puts program-level items first, then robots, configuration findings and the certification warning', () => {
     const p = program({
       imports: ['positioning.gps'],

@@ -18,7 +18,7 @@ export function removeTempDirs(): void {
 
 /**
  * Write `files` (relative path → text) into a fresh directory. `svc.toml` lists one fragment,
- * `svc.policy.toml`, under [config] governance so its data tables are merged (§7.1).
+ * `svc.policy.toml`, under [config] governance so its data tables are merged (docs/program-language.md §7.1).
  */
 export function writeProject(policy: string, extra: Record<string, string> = {}): { dir: string; config: ResolvedConfig } {
   const dir = tempDir();

@@ -26,7 +26,7 @@ function programsUnder(dir: string): string[] {
   return out.sort();
 }
 
-/** Wall-clock task timings are the one non-deterministic output (program-language §28). */
+/** Wall-clock task timings are the one non-deterministic output (docs/program-language.md §28). */
 const VOLATILE_KEYS = new Set(['last_duration_ms', 'max_duration_ms']);
 
 /** Machine-specific directories become placeholders, so expected files hold no temp paths. */

@@ -11,7 +11,7 @@ function unitOf(source: string): { lexeme: string; unit: string | null; value: n
   return { lexeme: first!.lexeme, unit: first!.unit, value: first!.value };
 }
 
-describe('tokenize: unit literals (§2)', () => {
+describe('tokenize: unit literals (docs/program-language.md §2)', () => {
   const table: Record<string, string[]> = {
     length: ['m', 'mm', 'cm', 'km', 'ft', 'in'],
     time: ['s', 'ms', 'us', 'min', 'h'],

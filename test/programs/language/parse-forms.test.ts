@@ -19,7 +19,7 @@ function parseError(source: string): ProgramSyntaxError {
   throw new Error('expected a syntax error');
 }
 
-describe('§5.2 policy-style forms', () => {
+describe('policy-style forms (docs/program-language.md §5.2)', () => {
   it('health_check for robot and fleet, with checks and requirements', () => {
     const p = parse(`
       health_check FleetVitals for fleet Yard {
@@ -258,7 +258,7 @@ describe('core declarations', () => {
   });
 });
 
-describe('§4.2 extensions', () => {
+describe('grammar extensions (docs/program-language.md §4.2)', () => {
   it('#1 peer robot, #2 module function with return, #3 test blocks', () => {
     const p = parse(`
       export async fn clamp(v: Float, lo: Float, hi: Float) -> Float { if v < lo { return lo; } return v; }

@@ -1,6 +1,6 @@
 /**
  * Malformed statements and members the simulator or the analyses read are syntax errors with a
- * precise location; only unknown statement forms and unknown members stay opaque / generic (§4.3).
+ * precise location; only unknown statement forms and unknown members stay opaque / generic (docs/program-language.md §4.3).
  */
 
 import { describe, expect, it } from 'vitest';

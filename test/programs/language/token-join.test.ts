@@ -6,7 +6,7 @@ import { isDottedName, joinCondition, joinTokens } from '../../../agent/programs
 const join = (source: string) => joinTokens(tokenize(source, 't.sd'));
 const condition = (source: string) => joinCondition(tokenize(source, 't.sd').slice(0, -1));
 
-describe('joinTokens (§5.1)', () => {
+describe('joinTokens (docs/program-language.md §5.1)', () => {
   it('glues unit literals and drops the trailing semicolon', () => {
     expect(join('reduce_speed 0.5 m/s;')).toBe('reduce_speed 0.5m/s');
     expect(join('reduce_speed   0.4m/s ;')).toBe('reduce_speed 0.4m/s');

@@ -6,7 +6,7 @@ import { REPO_ROOT } from '../../helpers/spawn-agent.js';
 import { demoProjectCli } from '../../helpers/svc-project-cli.js';
 
 /**
- * The built `svc` binary's runtime health injection and output variants (program-language §24.1,
+ * The built `svc` binary's runtime health injection and output variants (docs/program-language.md §24.1,
  * §29): `svc sim --inject-health-faults | --inject-failure | --metrics-json | --trace-out`,
  * `svc run`, `svc readiness --runtime | --markdown | --html`, `svc replay --from`.
  * Run `npm run build` first.

@@ -5,7 +5,7 @@ import { startAgent, type RunningAgent } from '../../helpers/agent-harness.js';
 import { demoProjectCli } from '../../helpers/svc-project-cli.js';
 
 /**
- * The program commands of the built `svc` binary (program-language §29): text and --json output,
+ * The program commands of the built `svc` binary (docs/program-language.md §29): text and --json output,
  * and exit codes 0 (ready / passed), 1 (not ready / failed), 2 (usage or parse error).
  */
 const { root, svc, json } = demoProjectCli('svc-cli-programs');
@@ -43,7 +43,7 @@ describe('svc check', () => {
 });
 
 describe('program commands', () => {
-  it('svc readiness prints the §9.11 text and exits by the verdict', () => {
+  it('svc readiness prints the text of docs/program-language.md §9.11 and exits by the verdict', () => {
     const { body } = json(['readiness', 'programs/patrol.sd']);
     const text = svc(['readiness', 'programs/patrol.sd']);
     expect(text.stdout).toContain(`Mission Ready: ${body.report.mission_ready ? 'YES' : 'NO'}`);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent, tempDir, type RunningAgent } from '../../helpers/agent-harness.js';
 
 /**
- * Every program route over real HTTP (program-language §8–§23, docs/programs.md): envelopes,
+ * Every program route over real HTTP (docs/program-language.md §8–§23, docs/programs.md): envelopes,
  * path safety, error statuses and the Operate gate on recording simulations.
  */
 const REPO = path.resolve(__dirname, '../../..');

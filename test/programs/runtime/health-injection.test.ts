@@ -21,7 +21,7 @@ import { configFrom } from '../analysis/config-fixture.js';
 import { ProgramEngine } from '../../../agent/programs/program-engine.js';
 import { NO_DECISION_SETTINGS } from '../../../agent/settings/settings.js';
 
-/** Runtime health-fault injection (program-language §24.1 step 4, §7.4 `[health]`). */
+/** Runtime health-fault injection (docs/program-language.md §24.1 step 4, §7.4 `[health]`). */
 const dirs: string[] = [];
 function tmpDir(): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-health-')));
@@ -262,7 +262,7 @@ describe('engine: REST flags', () => {
   const engineFor = (dir: string) =>
     new ProgramEngine({ projectRoot: dir, config: null, programPath: null, stateDir: path.join(dir, 'state'), decisions: NO_DECISION_SETTINGS, confineToRoot: true, cwd: dir });
 
-  it('REST readiness ignores include_runtime and inject_health_faults (§8); the CLI method folds them in', () => {
+  it('REST readiness ignores include_runtime and inject_health_faults (docs/program-language.md §8); the CLI method folds them in', () => {
     const dir = tmpDir();
     fs.writeFileSync(path.join(dir, 'rover.sd'), ROVER);
     const engine = engineFor(dir);
