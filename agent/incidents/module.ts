@@ -5,7 +5,7 @@ import { IncidentService } from './incidents.js';
 export const incidentsModule = defineModule({
   name: 'incidents',
   async open({ use }) {
-    const incidents = await IncidentService.open(use('settings').stateDir, use('alerts'));
+    const incidents = await IncidentService.open(use('settings').stateDir, use('bus'));
     return { provides: { incidents }, close: () => incidents.flush() };
   },
 });
