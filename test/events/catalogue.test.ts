@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../../agent/events/event-bus.js';
 import {
@@ -62,6 +64,20 @@ describe('the event catalogue', () => {
     expect(PLATFORM_EVENTS.AlertRaised).toMatchObject({ audited: false, streamed: false });
     // Today every event but AlertRaised streams (the stream sends alerts from the alert ring).
     expect(PLATFORM_EVENT_NAMES.filter((n) => !PLATFORM_EVENTS[n].streamed)).toEqual(['AlertRaised']);
+  });
+
+  it('docs/events.md § The catalogue states the same audited and streamed flags for every name', () => {
+    const doc = fs.readFileSync(path.resolve(__dirname, '../../docs/events.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('### The catalogue'), doc.indexOf('### Health and readiness transitions'));
+    const documented = new Map<string, { audited: boolean; streamed: boolean }>();
+    for (const row of section.split('\n').filter((l) => /^\| `/.test(l))) {
+      const [names, audited, streamed] = row.split('|').slice(1, 4).map((c) => c.trim());
+      for (const [, name] of names!.matchAll(/`(\w+)`/g)) documented.set(name!, { audited: audited === 'yes', streamed: streamed === 'yes' });
+    }
+    expect([...documented.keys()].sort()).toEqual([...PLATFORM_EVENT_NAMES].sort());
+    for (const name of PLATFORM_EVENT_NAMES) {
+      expect(documented.get(name), name).toEqual({ audited: PLATFORM_EVENTS[name].audited, streamed: PLATFORM_EVENTS[name].streamed });
+    }
   });
 
   it('the audit chain records exactly the events marked audited, once each', async () => {
