@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { EventBus } from '../events/event-bus.js';
-import type { PlatformEventName } from '../events/platform-events.js';
+import { isAudited } from '../events/platform-events.js';
 import type { AlertService } from '../observability/alerts.js';
 import type { Principal } from '../security/principal.js';
 import { pascalRole } from '../security/rbac.js';
@@ -12,23 +12,6 @@ export const API_MUTATION = 'control_center.api.mutation';
 export const GRPC_MUTATION = 'control_center.grpc.mutation';
 /** Mutations run in-process by the `svc` CLI as the local user (docs/security.md §10). */
 export const CLI_MUTATION = 'control_center.cli.mutation';
-
-/** Platform events that are facts about configuration, health and readiness, kept in the audit chain too. */
-const AUDITED_EVENTS = new Set<PlatformEventName>([
-  'EntityCreated',
-  'EntityUpdated',
-  'EntityDeleted',
-  'EntityTagged',
-  'EntityRelated',
-  'HealthChanged',
-  'HealthCheckFailed',
-  'DegradedModeEntered',
-  'ReadinessChanged',
-  'ReadinessGateFailed',
-  'SecretRotated',
-  'TrustUpdated',
-  'TamperDetected',
-]);
 
 export interface MutationLine {
   id: string;
@@ -70,8 +53,9 @@ export class MutationAudit {
     if (v.tornTail) {
       log(`warning: the last line of ${this.chain.file} was cut short by a crash and is ignored` + (this.chain.tornTailSetAside ? `; its bytes were moved to ${this.chain.tornTailSetAside}` : ''));
     }
+    // The catalogue (events/platform-events.ts) says which platform events are audited.
     bus.subscribe((e) => {
-      if (AUDITED_EVENTS.has(e.type)) {
+      if (isAudited(e.type)) {
         this.chain.append(e.type, { source: e.source, entity_id: e.entity_id ?? null, ...e.payload });
       }
     });

@@ -1,41 +1,79 @@
-/** Platform event names (docs/events.md § Platform events). */
-export const PLATFORM_EVENT_NAMES = [
-  'EntityCreated',
-  'EntityUpdated',
-  'EntityDeleted',
-  'EntityTagged',
-  'EntityRelated',
-  'HealthChanged',
-  'HealthCheckFailed',
-  'DegradedModeEntered',
-  'ReadinessChanged',
-  'ReadinessGateFailed',
-  'MissionStarted',
-  'MissionCompleted',
-  'MissionAborted',
-  'MissionPaused',
-  'RecoveryTriggered',
-  'RecoveryCompleted',
-  'RecoveryFailed',
-  'TrustUpdated',
-  'TrustGateFailed',
-  'TamperDetected',
-  'SpoofingDetected',
-  'SecretRotated',
-  'AuthFailed',
-  'PackageInstalled',
-  'PackageRemoved',
-  'PackageVerified',
-  'TraceFrameRecorded',
-  'MetricEmitted',
-  'LogEmitted',
-  'FleetMemberJoined',
-  'FleetMemberLeft',
-  'OtaRolloutStarted',
-  'OtaRolloutCompleted',
-] as const;
+/**
+ * The event catalogue (docs/events.md § Platform events, docs/architecture.md rule 4): the one place
+ * that names every platform event and says who hears it. `audited` events are appended to the audit
+ * chain by its bus subscription (`audit/mutation-audit.ts`); `streamed` events reach stream clients
+ * as `kind: platform` telemetry (WebSocket, `StreamTelemetry`) and through gRPC `StreamEvents`.
+ * Every other listener (incidents, …) subscribes to the bus for the names it wants.
+ */
+export interface EventTraits {
+  /** Recorded in the hash-chained audit log (docs/security.md §10). */
+  readonly audited: boolean;
+  /** Sent to stream clients: telemetry store → WebSocket/StreamTelemetry, and gRPC StreamEvents. */
+  readonly streamed: boolean;
+  readonly description: string;
+}
 
-export type PlatformEventName = (typeof PLATFORM_EVENT_NAMES)[number];
+const fact = (description: string): EventTraits => ({ audited: true, streamed: true, description });
+const notice = (description: string): EventTraits => ({ audited: false, streamed: true, description });
+
+export const PLATFORM_EVENTS = {
+  EntityCreated: fact('an entity was registered (API, or a device first identified on a link)'),
+  EntityUpdated: fact('an entity was re-registered, or the overlay was synced to the project'),
+  EntityDeleted: fact('an entity was removed'),
+  EntityTagged: fact("an entity's tags were edited"),
+  EntityRelated: fact('a relationship between two entities was declared'),
+  HealthChanged: fact("an entity's (or a device's) health status differs from the last one seen"),
+  HealthCheckFailed: fact('an entity evaluation had at least one failed check'),
+  DegradedModeEntered: fact('an entity gained a critical or error diagnostic after having none'),
+  ReadinessChanged: fact("an entity's readiness status, mission-ready flag or score changed"),
+  ReadinessGateFailed: fact('an entity became not mission ready'),
+  MissionStarted: notice('a mission started'),
+  MissionCompleted: notice('a mission completed'),
+  MissionAborted: notice('a mission was aborted'),
+  MissionPaused: notice('a mission was paused'),
+  RecoveryTriggered: notice('a recovery procedure was triggered'),
+  RecoveryCompleted: notice('a recovery procedure completed'),
+  RecoveryFailed: notice('a recovery procedure failed'),
+  TrustUpdated: fact('a trust score was updated'),
+  TrustGateFailed: notice('a trust gate refused an action'),
+  TamperDetected: fact('tampering was detected'),
+  SpoofingDetected: notice('spoofed input was detected'),
+  SecretRotated: fact('a secret was rotated'),
+  AuthFailed: notice('the access check refused a request (reason and principal, never the token)'),
+  PackageInstalled: notice('a package was installed'),
+  PackageRemoved: notice('a package was removed'),
+  PackageVerified: notice('a package was verified'),
+  TraceFrameRecorded: notice('a trace frame was recorded'),
+  MetricEmitted: notice('a metric was emitted'),
+  LogEmitted: notice('a log line was emitted'),
+  FleetMemberJoined: notice('a robot joined the fleet'),
+  FleetMemberLeft: notice('a robot left the fleet'),
+  OtaRolloutStarted: notice('an OTA rollout started'),
+  OtaRolloutCompleted: notice('an OTA rollout completed'),
+  // Not streamed: stream clients already receive every stored alert as an `alert` frame from the
+  // alert ring; streaming the event too would send each alert twice. Not audited, as before.
+  AlertRaised: {
+    audited: false,
+    streamed: false,
+    description: 'an alert passed de-duplication and was stored (payload: { alert }); incidents listen for critical ones',
+  },
+} as const satisfies Record<string, EventTraits>;
+
+export type PlatformEventName = keyof typeof PLATFORM_EVENTS;
+
+/** Every platform event name, in catalogue order. */
+export const PLATFORM_EVENT_NAMES = Object.keys(PLATFORM_EVENTS) as PlatformEventName[];
+
+export function isAudited(name: PlatformEventName): boolean {
+  return PLATFORM_EVENTS[name].audited;
+}
+
+export function isStreamed(name: PlatformEventName): boolean {
+  return PLATFORM_EVENTS[name].streamed;
+}
+
+/** The names stream clients may see and filter on (gRPC StreamEvents `event_types`). */
+export const STREAMED_EVENT_NAMES: readonly PlatformEventName[] = PLATFORM_EVENT_NAMES.filter(isStreamed);
 
 export interface PlatformEvent {
   type: PlatformEventName;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { badRequest, conflict, notFound } from '../core/errors.js';
-import type { Alert, AlertService } from '../observability/alerts.js';
+import type { EventBus } from '../events/event-bus.js';
+import { alertOf, type Alert } from '../observability/alerts.js';
 import { JsonStore } from '../state/json-store.js';
 
 export type IncidentSeverity = 'info' | 'warning' | 'critical';
@@ -32,14 +33,15 @@ function pascal(type: string): string {
 
 /**
  * SRE incidents (docs/events.md § Incidents): a persisted ring of 200. Every critical alert opens
- * one, unless an unresolved incident already tracks that alert.
+ * one, unless an unresolved incident already tracks that alert: the service listens on the bus for
+ * `AlertRaised`.
  */
 export class IncidentService {
   private lastId = 0;
 
   private constructor(private readonly store: JsonStore<Incident[]>) {}
 
-  static async open(stateDir: string, alerts: AlertService): Promise<IncidentService> {
+  static async open(stateDir: string, bus: EventBus): Promise<IncidentService> {
     const store = await JsonStore.open<Incident[]>(path.join(stateDir, INCIDENTS_FILE), {
       defaults: () => [],
       revive: (raw) => {
@@ -48,7 +50,10 @@ export class IncidentService {
       },
     });
     const service = new IncidentService(store);
-    alerts.onAlert((a) => service.fromAlert(a));
+    bus.subscribe((e) => {
+      const alert = alertOf(e);
+      if (alert) service.fromAlert(alert);
+    });
     return service;
   }
 

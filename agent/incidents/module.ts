@@ -6,7 +6,7 @@ import { IncidentService } from './incidents.js';
 export const incidentsModule = defineModule({
   name: 'incidents',
   async open({ use }) {
-    const incidents = await IncidentService.open(use('settings').stateDir, use('alerts'));
+    const incidents = await IncidentService.open(use('settings').stateDir, use('bus'));
     return { provides: { incidents }, handlers: incidentHandlers, close: () => incidents.flush() };
   },
 });

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import type { EventBus } from '../events/event-bus.js';
+import { platformEvent, type PlatformEvent } from '../events/platform-events.js';
 import { PersistentRing } from './persistent-ring.js';
 
 export const ALERT_TYPES = [
@@ -39,19 +41,31 @@ export interface AlertInput {
 
 export const ALERTS_FILE = 'control-center-alerts.json';
 
-type AlertListener = (alert: Alert) => void;
+export const ALERT_EVENT_SOURCE = 'svc-alerts';
+
+/** The `AlertRaised` platform event of a stored alert. */
+export function alertRaisedEvent(alert: Alert): PlatformEvent {
+  return platformEvent('AlertRaised', ALERT_EVENT_SOURCE, { alert });
+}
+
+/** The alert an `AlertRaised` event carries; null for any other event. */
+export function alertOf(event: PlatformEvent): Alert | null {
+  return event.type === 'AlertRaised' ? (event.payload['alert'] as Alert) : null;
+}
 
 /**
  * The alert pipeline (docs/events.md § Alerts): de-duplicate within a per-severity window, deliver,
- * store in a persisted ring. Subscribers (incidents, the stream) hear every stored alert.
+ * store in a persisted ring (the stream's `alert` frames), then publish `AlertRaised` on the bus,
+ * where listeners (incidents) hear every stored alert. Code that detects a condition calls `raise()`,
+ * so de-duplication stays here.
  */
 export class AlertService {
-  private readonly listeners = new Set<AlertListener>();
   private lastId = 0;
 
   private constructor(
     readonly ring: PersistentRing<Alert>,
     private readonly dedupSecs: Record<AlertSeverity, number>,
+    private readonly bus: EventBus,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -59,10 +73,11 @@ export class AlertService {
     stateDir: string,
     capacity: number,
     dedupSecs: Record<AlertSeverity, number>,
+    bus: EventBus,
     log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
   ): Promise<AlertService> {
     const ring = await PersistentRing.open<Alert>(path.join(stateDir, ALERTS_FILE), capacity);
-    return new AlertService(ring, dedupSecs, log);
+    return new AlertService(ring, dedupSecs, bus, log);
   }
 
   /** Raises an alert; returns it, or null when it duplicates one inside the dedup window. */
@@ -93,7 +108,7 @@ export class AlertService {
     };
     this.log(`alert [${alert.severity}] ${alert.alert_type} from ${alert.source}: ${alert.message}`);
     this.ring.append(alert);
-    for (const l of this.listeners) l(alert);
+    this.bus.publish(alertRaisedEvent(alert));
     return alert;
   }
 
@@ -110,11 +125,6 @@ export class AlertService {
 
   get count(): number {
     return this.ring.size;
-  }
-
-  onAlert(listener: AlertListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
   }
 
   close(): Promise<void> {

@@ -9,7 +9,7 @@ export const observabilityModule = defineModule({
   async open({ use, boot }) {
     const settings = use('settings');
     const traces = await openTraceRing(settings.stateDir, settings.rings.traces);
-    const alerts = await AlertService.open(settings.stateDir, settings.rings.alerts, settings.alertDedupSecs, boot.log);
+    const alerts = await AlertService.open(settings.stateDir, settings.rings.alerts, settings.alertDedupSecs, use('bus'), boot.log);
     return {
       provides: { traces, alerts },
       handlers: alertHandlers,

@@ -1,8 +1,8 @@
 import { defineModule } from '../core/module.js';
-import { streamEventName } from '../events/platform-events.js';
+import { isStreamed, streamEventName } from '../events/platform-events.js';
 import { TelemetryStore } from './telemetry-store.js';
 
-/** The telemetry store: device telemetry and every platform event, for the stream and the history. */
+/** The telemetry store: device telemetry and the streamed platform events, for the stream and the history. */
 export const telemetryModule = defineModule({
   name: 'telemetry',
   open({ use }) {
@@ -12,8 +12,10 @@ export const telemetryModule = defineModule({
       historyMaxBytes: settings.telemetryHistoryMaxBytes,
       historyFiles: settings.telemetryHistoryFiles,
     });
-    // Platform events reach the stream (and the telemetry history) as `kind: platform` telemetry.
-    use('bus').subscribe((e) =>
+    // The platform events the catalogue marks streamed reach the stream (and the telemetry history)
+    // as `kind: platform` telemetry.
+    use('bus').subscribe((e) => {
+      if (!isStreamed(e.type)) return;
       telemetry.append({
         kind: 'platform',
         event_type: streamEventName(e.type),
@@ -21,8 +23,8 @@ export const telemetryModule = defineModule({
         ...(e.entity_id !== undefined ? { entity_id: e.entity_id } : {}),
         payload: e.payload,
         timestamp_ms: Date.parse(e.timestamp),
-      }),
-    );
+      });
+    });
     return { provides: { telemetry }, close: () => telemetry.close() };
   },
 });

@@ -1,5 +1,5 @@
 import { badRequest, tenantMismatch } from '../../core/errors.js';
-import { PLATFORM_EVENT_NAMES, streamEventName, type PlatformEvent, type PlatformEventName } from '../../events/platform-events.js';
+import { isStreamed, STREAMED_EVENT_NAMES, streamEventName, type PlatformEvent, type PlatformEventName } from '../../events/platform-events.js';
 import type { Services } from '../../runtime/services.js';
 import type { TelemetryEvent, TelemetryKind } from '../../telemetry/telemetry-events.js';
 
@@ -71,13 +71,13 @@ function foreignTenant(item: Record<string, unknown>, tenantId: string): boolean
 }
 
 const EVENT_BY_LOWER = new Map<string, PlatformEventName>(
-  PLATFORM_EVENT_NAMES.flatMap((n) => [
+  STREAMED_EVENT_NAMES.flatMap((n) => [
     [n.toLowerCase(), n],
     [streamEventName(n), n],
   ]),
 );
 
-/** `HealthChanged`, `health_changed` (or `svc.events.HealthChanged`) → `HealthChanged`; unknown → 400. */
+/** `HealthChanged`, `health_changed` (or `svc.events.HealthChanged`) → `HealthChanged`; unknown or not streamed → 400. */
 export function parseEventTypes(values: readonly string[]): Set<PlatformEventName> | null {
   const wanted = values.map((v) => v.trim()).filter(Boolean);
   if (wanted.length === 0) return null;
@@ -135,6 +135,7 @@ export function openEventStream(request: StreamEventsRequest, services: Services
   return async function* (signal) {
     const queue = new DropOldestQueue<PlatformEvent>(services.settings.ws.maxPendingFrames);
     const unsubscribe = services.bus.subscribe((e) => {
+      if (!isStreamed(e.type)) return;
       if (types && !types.has(e.type)) return;
       if (ids && !eventMatchesIds(e, ids)) return;
       if (foreignTenant(e as unknown as Record<string, unknown>, tenantId)) return;
