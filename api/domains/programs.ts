@@ -46,7 +46,7 @@ export type ProgramQuery = z.infer<typeof programQuerySchema>;
 export const evaluateProgramReadiness = defineSpec<ProgramRequest>({
   id: 'evaluateProgramReadiness',
   group: 'programs',
-  summary: 'Mission readiness of a program: twelve weighted factors, issues, verdict (program-language §9)',
+  summary: 'Mission readiness of a program: twelve weighted factors, issues, verdict (docs/program-language.md §9)',
   method: 'POST',
   path: '/v1/programs/readiness',
   access: { kind: 'read' },
@@ -59,7 +59,7 @@ export const evaluateProgramReadiness = defineSpec<ProgramRequest>({
 export const evaluateProgramAssure = defineSpec<ProgramRequest>({
   id: 'evaluateProgramAssure',
   group: 'programs',
-  summary: 'Assurance of a program: evidence, anomalies, prognostics, resilience, mission, state, recovery (§10)',
+  summary: 'Assurance of a program: evidence, anomalies, prognostics, resilience, mission, state, recovery (docs/program-language.md §10)',
   method: 'POST',
   path: '/v1/programs/assure',
   access: { kind: 'read' },
@@ -72,7 +72,7 @@ export const evaluateProgramAssure = defineSpec<ProgramRequest>({
 export const evaluateProgramDiagnose = defineSpec<ProgramRequest>({
   id: 'evaluateProgramDiagnose',
   group: 'programs',
-  summary: 'Diagnosis of a program (mitigations, causal graph) or of a recorded trace (root cause) (§11)',
+  summary: 'Diagnosis of a program (mitigations, causal graph) or of a recorded trace (root cause) (docs/program-language.md §11)',
   method: 'POST',
   path: '/v1/programs/diagnose',
   access: { kind: 'read' },
@@ -85,7 +85,7 @@ export const evaluateProgramDiagnose = defineSpec<ProgramRequest>({
 export const evaluateProgramHeal = defineSpec<ProgramRequest>({
   id: 'evaluateProgramHeal',
   group: 'programs',
-  summary: 'Recovery evaluation: plans, gated actions and outcome for each failure the program handles (§12)',
+  summary: 'Recovery evaluation: plans, gated actions and outcome for each failure the program handles (docs/program-language.md §12)',
   method: 'POST',
   path: '/v1/programs/recovery/heal',
   access: { kind: 'read' },
@@ -98,7 +98,7 @@ export const evaluateProgramHeal = defineSpec<ProgramRequest>({
 export const verifyProgramHardware = defineSpec<ProgramRequest>({
   id: 'verifyProgramHardware',
   group: 'programs',
-  summary: 'Hardware compatibility of every robot with the resolved target, or all targets (§13)',
+  summary: 'Hardware compatibility of every robot with the resolved target, or all targets (docs/program-language.md §13)',
   method: 'POST',
   path: '/v1/programs/verify/hardware',
   access: { kind: 'read' },
@@ -111,7 +111,7 @@ export const verifyProgramHardware = defineSpec<ProgramRequest>({
 export const verifyProgramCapabilities = defineSpec<ProgramRequest>({
   id: 'verifyProgramCapabilities',
   group: 'programs',
-  summary: 'Declared and inferred capabilities per robot, static health and optional traceability (§14)',
+  summary: 'Declared and inferred capabilities per robot, static health and optional traceability (docs/program-language.md §14)',
   method: 'POST',
   path: '/v1/programs/verify/capabilities',
   access: { kind: 'read' },
@@ -124,7 +124,7 @@ export const verifyProgramCapabilities = defineSpec<ProgramRequest>({
 export const verifyProgramMission = defineSpec<ProgramRequest>({
   id: 'verifyProgramMission',
   group: 'programs',
-  summary: 'Whether each robot mission is achievable on its hardware (§15)',
+  summary: 'Whether each robot mission is achievable on its hardware (docs/program-language.md §15)',
   method: 'POST',
   path: '/v1/programs/verify/mission',
   access: { kind: 'read' },
@@ -137,7 +137,7 @@ export const verifyProgramMission = defineSpec<ProgramRequest>({
 export const runProgramSimulation = defineSpec<ProgramRequest>({
   id: 'runProgramSimulation',
   group: 'programs',
-  summary: 'Simulation: planned metadata by default; execute:true runs the program on the simulated robot (§16)',
+  summary: 'Simulation: planned metadata by default; execute:true runs the program on the simulated robot (docs/program-language.md §16)',
   description: 'With record_trace:true the trace is written next to the program, which needs the Operate action.',
   method: 'POST',
   path: '/v1/programs/simulation',
@@ -153,7 +153,7 @@ export const runProgramSimulation = defineSpec<ProgramRequest>({
 export const replayProgram = defineSpec<ProgramRequest>({
   id: 'replayProgram',
   group: 'programs',
-  summary: 'Replay a trace: inspect, deterministic re-run and compare, or playback of states (§17)',
+  summary: 'Replay a trace: inspect, deterministic re-run and compare, or playback of states (docs/program-language.md §17)',
   method: 'POST',
   path: '/v1/programs/replay',
   access: { kind: 'read' },
@@ -166,7 +166,7 @@ export const replayProgram = defineSpec<ProgramRequest>({
 export const getTrustProgram = defineSpec<Record<string, never>, ProgramQuery>({
   id: 'getTrustProgram',
   group: 'programs',
-  summary: 'Composite trust of a program: six weighted categories, tier and tamper status (§19)',
+  summary: 'Composite trust of a program: six weighted categories, tier and tamper status (docs/program-language.md §19)',
   method: 'GET',
   path: '/v1/trust/program',
   access: { kind: 'sensitive-read' },
@@ -179,7 +179,7 @@ export const getTrustProgram = defineSpec<Record<string, never>, ProgramQuery>({
 export const getProgramSource = defineSpec<Record<string, never>, ProgramQuery>({
   id: 'getProgramSource',
   group: 'programs',
-  summary: 'Raw source text of a program (§20)',
+  summary: 'Raw source text of a program (docs/program-language.md §20)',
   method: 'GET',
   path: '/v1/programs/source',
   access: { kind: 'sensitive-read' },
@@ -191,7 +191,7 @@ export const getProgramSource = defineSpec<Record<string, never>, ProgramQuery>(
 export const verifyProgramContract = defineSpec<ProgramRequest>({
   id: 'verifyProgramContract',
   group: 'programs',
-  summary: 'Mission contracts of a program and their checks (§21)',
+  summary: 'Mission contracts of a program and their checks (docs/program-language.md §21)',
   method: 'POST',
   path: '/v1/programs/contract/verify',
   access: { kind: 'read' },
@@ -202,7 +202,7 @@ export const verifyProgramContract = defineSpec<ProgramRequest>({
 export const explainProgram = defineSpec<ProgramRequest>({
   id: 'explainProgram',
   group: 'programs',
-  summary: 'Plain-language explanation of a program or trace, by mode (§22)',
+  summary: 'Plain-language explanation of a program or trace, by mode (docs/program-language.md §22)',
   method: 'POST',
   path: '/v1/programs/explain',
   access: { kind: 'read' },
@@ -213,7 +213,7 @@ export const explainProgram = defineSpec<ProgramRequest>({
 export const auditProgramDecisions = defineSpec<ProgramRequest>({
   id: 'auditProgramDecisions',
   group: 'programs',
-  summary: 'Decision records of a trace, with an optional explanation (§23)',
+  summary: 'Decision records of a trace, with an optional explanation (docs/program-language.md §23)',
   method: 'POST',
   path: '/v1/programs/audit/decisions',
   access: { kind: 'read' },
@@ -224,7 +224,7 @@ export const auditProgramDecisions = defineSpec<ProgramRequest>({
 export const listProgramTraces = defineSpec<Record<string, never>, ProgramQuery>({
   id: 'listProgramTraces',
   group: 'programs',
-  summary: 'Trace files under the project root, newest first (§18)',
+  summary: 'Trace files under the project root, newest first (docs/program-language.md §18)',
   method: 'GET',
   path: '/v1/programs/traces',
   access: { kind: 'read' },
