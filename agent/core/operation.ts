@@ -1,6 +1,5 @@
 import type { OperationSpec } from '../../api/spec.js';
 import type { Principal } from '../security/principal.js';
-import type { Services } from '../runtime/services.js';
 
 export type { Access, HttpMethod, OperationSpec, RpcRequestKind } from '../../api/spec.js';
 export { accessLabel, accessOf, cliWords, isAudited, isMutation, pathParams, WRITE_ACCESS_FOR_MUTATES_WHEN, writesOn } from '../../api/spec.js';
@@ -24,9 +23,6 @@ export interface CallContext {
 export interface HandlerContext<S> extends CallContext {
   services: S;
 }
-
-/** The context of a bound operation's handler, which sees every service. */
-export type OperationContext = HandlerContext<Services>;
 
 /**
  * A spec with the handler bound to it: what the invoke kernel (`agent/core/invoke.ts`) runs. Built
