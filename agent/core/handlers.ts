@@ -29,12 +29,15 @@ export function handlersFor<K extends ServiceName>(needs: readonly K[]) {
   });
 }
 
-/** The services a handler declared, read through to the container (values filled in later, such as listen addresses, show). */
-function narrowServices(services: Services, needs: readonly ServiceName[] | 'all'): Partial<Services> {
-  if (needs === 'all') return services;
-  const view = {} as Partial<Services>;
-  for (const name of needs) Object.defineProperty(view, name, { get: () => services[name], enumerable: true });
-  return Object.freeze(view);
+/**
+ * The services a handler declared, as a plain object built on the first call (every module has
+ * opened and `operations` is bound by then). Plain data properties keep the hot path (health,
+ * device reads) as fast as reading the container itself; the values are the container's own objects.
+ */
+function narrowServices(services: Services, needs: readonly ServiceName[] | 'all'): () => Partial<Services> {
+  if (needs === 'all') return () => services;
+  let view: Partial<Services> | null = null;
+  return () => (view ??= Object.freeze(Object.fromEntries(needs.map((name) => [name, services[name]])) as Partial<Services>));
 }
 
 /**
@@ -54,7 +57,11 @@ export function bindOperations(specs: readonly OperationSpec[], bindings: readon
     if (b.spec !== spec) throw new Error(`the handler of ${spec.id} is bound to another spec object than the contract's`);
     byId.delete(spec.id);
     const view = narrowServices(services, b.needs);
-    return { ...spec, handler: (input, ctx: CallContext) => b.run(input as OperationInput<unknown, unknown>, { ...ctx, services: view }) };
+    return {
+      ...spec,
+      handler: (input, ctx: CallContext) =>
+        b.run(input as OperationInput<unknown, unknown>, { principal: ctx.principal, correlationId: ctx.correlationId, transport: ctx.transport, services: view() }),
+    };
   });
   if (byId.size > 0) throw new Error(`handlers for operations not in the contract: ${[...byId.keys()].join(', ')}`);
   return bound;

@@ -41,8 +41,11 @@ export function concretePath(path: string, params: Record<string, string>): stri
  *  6. trace: gRPC calls go into the trace ring here (REST and JSON-RPC requests are traced by the
  *     HTTP pipeline, which also sees requests that reach no operation; the CLI serves no request).
  */
-export async function invoke(op: Operation, call: Invocation, services: KernelServices): Promise<unknown> {
-  if (call.transport !== 'grpc') return run(op, call, services);
+export function invoke(op: Operation, call: Invocation, services: KernelServices): Promise<unknown> {
+  return call.transport === 'grpc' ? traced(op, call, services) : run(op, call, services);
+}
+
+async function traced(op: Operation, call: Invocation, services: KernelServices): Promise<unknown> {
   const startedAt = performance.now();
   const timestampMs = Date.now();
   let status = 200;
@@ -64,7 +67,7 @@ export async function invoke(op: Operation, call: Invocation, services: KernelSe
 }
 
 async function run(op: Operation, call: Invocation, services: KernelServices): Promise<unknown> {
-  const detail = { operation: op.id, ...call.accessDetail };
+  const detail = () => ({ operation: op.id, ...call.accessDetail });
   enforceAccess(accessOf(op), call.principal, services, detail);
   const rawBody = op.method === 'GET' ? {} : await call.body();
   const writes = writesOn(op, rawBody);
@@ -74,8 +77,8 @@ async function run(op: Operation, call: Invocation, services: KernelServices): P
     query: parseInput(op.query, call.query, 'query'),
     params: call.params,
   };
-  const ctx: CallContext = { principal: call.principal, correlationId: call.correlationId, transport: call.transport };
-  const result = await op.handler(input, ctx);
+  // The invocation is the call context (principal, correlation id, transport); the bound handler adds its services.
+  const result = await op.handler(input, call);
   // A read-like POST may still have touched a store; either way nothing is answered before the disk has it.
   if (op.method !== 'GET') await commitState();
   if (writes) {

@@ -20,28 +20,36 @@ export function enforceAccess(
   access: Access,
   principal: Principal | null,
   deps: { settings: Settings; bus: EventBus },
-  detail: Record<string, unknown> = {},
+  /** Fields of the `AuthFailed` event of a refusal; a function is called only then (no allocation on the hot path). */
+  detail: Record<string, unknown> | (() => Record<string, unknown>) = {},
 ): void {
-  const deny = (reason: AuthFailureReason, error: ApiError): never => {
-    publishAuthFailed(deps.bus, reason, principal, detail);
-    throw error;
-  };
   switch (access.kind) {
     case 'public':
       return;
     case 'read':
     case 'sensitive-read':
-      if (!principal && readNeedsPrincipal(access, deps.settings)) deny('read_auth_required', unauthorized());
+      if (!principal && readNeedsPrincipal(access, deps.settings)) deny(deps, 'read_auth_required', unauthorized(), principal, detail);
       return;
     case 'action':
-      if (!principal) deny('missing_or_invalid_token', unauthorized());
-      if (!roleAllows(principal!.role, access.action)) deny('insufficient_role', forbidden());
+      if (!principal) deny(deps, 'missing_or_invalid_token', unauthorized(), principal, detail);
+      if (!roleAllows(principal.role, access.action)) deny(deps, 'insufficient_role', forbidden(), principal, detail);
       return;
     case 'admin':
-      if (!principal) deny('missing_or_invalid_token', unauthorized());
-      if (principal!.role !== 'administrator') deny('insufficient_role', forbidden());
+      if (!principal) deny(deps, 'missing_or_invalid_token', unauthorized(), principal, detail);
+      if (principal.role !== 'administrator') deny(deps, 'insufficient_role', forbidden(), principal, detail);
       return;
   }
+}
+
+function deny(
+  deps: { bus: EventBus },
+  reason: AuthFailureReason,
+  error: ApiError,
+  principal: Principal | null,
+  detail: Record<string, unknown> | (() => Record<string, unknown>),
+): never {
+  publishAuthFailed(deps.bus, reason, principal, typeof detail === 'function' ? detail() : detail);
+  throw error;
 }
 
 /**
