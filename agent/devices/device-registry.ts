@@ -143,7 +143,8 @@ function fromConfig(d: ConfiguredDevice, now: number): DeviceRecord {
   };
 }
 
-function blank(id: string, now: number): DeviceRecord {
+/** A record with nothing known but its id: every field empty, lifecycle `discovered`. */
+export function blankDeviceRecord(id: string, now: number): DeviceRecord {
   return {
     id,
     device_type: 'unknown',
@@ -241,7 +242,7 @@ export class DeviceRegistry {
         for (const f of OVERLAY_FIELDS) if (saved[f] !== undefined) (base as unknown as Record<string, unknown>)[f] = saved[f];
         if (!isLifecycleState(base.lifecycle_state)) base.lifecycle_state = 'verified';
       } else if (saved.source === 'discovered') {
-        const record = { ...blank(id, now), ...saved, id, health_status: 'unknown' as const };
+        const record = { ...blankDeviceRecord(id, now), ...saved, id, health_status: 'unknown' as const };
         if (!isLifecycleState(record.lifecycle_state)) record.lifecycle_state = 'discovered';
         this.devices.set(id, record);
       }
@@ -285,7 +286,7 @@ export class DeviceRegistry {
     let record = this.devices.get(identity.id);
     const created = !record;
     if (!record) {
-      record = blank(identity.id, now);
+      record = blankDeviceRecord(identity.id, now);
       this.devices.set(identity.id, record);
     }
     if (identity.device_type && (created || record.device_type === 'unknown')) record.device_type = identity.device_type;

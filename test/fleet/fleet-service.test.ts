@@ -1,47 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { DeviceRecord } from '../../agent/devices/device-registry.js';
+import { blankDeviceRecord, type DeviceRecord } from '../../agent/devices/device-registry.js';
 import { failoverOrder } from '../../agent/fleet/failover.js';
 import { FleetService, robotHealth } from '../../agent/fleet/fleet-service.js';
 import type { ResolvedConfig } from '../../agent/project/resolve-config.js';
 
 function device(id: string, fields: Partial<DeviceRecord> = {}): DeviceRecord {
-  return {
-    id,
-    device_type: 'gps',
-    logical_name: null,
-    serial: null,
-    mac_address: null,
-    ip_address: null,
-    hostname: null,
-    endpoint_url: null,
-    protocol: null,
-    port: null,
-    bus: null,
-    can_id: null,
-    firmware_version: null,
-    hardware_revision: null,
-    security_identity: null,
-    certificate_fingerprint: null,
-    trust_level: null,
-    provider: null,
-    capabilities: [],
-    robot_id: null,
-    redundant_group: null,
-    failover_priority: null,
-    mount: null,
-    lifecycle_state: 'active',
-    assigned_robot: null,
-    last_seen_ms: null,
-    health_status: 'healthy',
-    transport: null,
-    provisioning_id: null,
-    quarantine_reason: null,
-    trusted_by: null,
-    source: 'config',
-    discovered_at_ms: null,
-    updated_at_ms: 0,
-    ...fields,
-  };
+  return { ...blankDeviceRecord(id, 0), device_type: 'gps', lifecycle_state: 'active', health_status: 'healthy', source: 'config', ...fields };
 }
 
 function config(tree: Record<string, unknown>, robots: string[] = []): ResolvedConfig {
