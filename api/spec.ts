@@ -69,6 +69,15 @@ export interface OperationSpec<B = unknown, Q = unknown> {
   jsonRpc?: boolean;
   /** CLI words (`['version']` → `svc version`); defaults to the kebab-cased id. `false` hides it. */
   cli?: string[] | false;
+  /** Other words the CLI accepts for the same command (`['entity', 'list']` beside `['entities', 'list']`). */
+  cliAliases?: string[][];
+  /**
+   * Body (POST) or query (GET) fields the CLI fills from positional arguments after the path
+   * parameters, in order: `cliArgs: ['file']` makes `svc recovery plan demo.sd` send `{file: "demo.sd"}`.
+   */
+  cliArgs?: string[];
+  /** CLI option names that stand for another field (`{entity: 'entity_id'}`: `--entity ID`). */
+  cliOptions?: Record<string, string>;
   /**
    * Input schemas. Domain files wrap theirs (and shared module-level schemas) in `z.lazy(() => …)`:
    * a schema is then built on its first use, not for every operation at start.

@@ -4,6 +4,7 @@ import { SPECS } from '../../api/index.js';
 import { ConfigError } from '../project/resolve-config.js';
 import { ProjectError } from '../project/project-context.js';
 import { SVC_VERSION } from '../runtime/versions.js';
+import { TEXT_FORMS } from './text-forms/index.js';
 import { loadSettings, SettingsError } from '../settings/settings.js';
 import { splitArgs, UsageError } from './args.js';
 import { buildInput, findOperation, runLocal, runRemote } from './operation-command.js';
@@ -98,9 +99,19 @@ export async function main(argv: readonly string[]): Promise<number> {
     const input = buildInput(found.op, found.rest, options);
     const settings = loadSettings();
     const url = typeof options.get('url') === 'string' ? (options.get('url') as string) : settings.controlCenterUrl;
-    const result = url ? await runRemote(found.op, input, url, settings.apiKey) : await runLocal(found.op, input, options);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return EXIT.ok;
+    const call = () => (url ? runRemote(found.op, input, url, settings.apiKey) : runLocal(found.op, input, options));
+    const form = TEXT_FORMS[found.op.id];
+    if (!form) {
+      process.stdout.write(`${JSON.stringify(await call(), null, 2)}\n`);
+      return EXIT.ok;
+    }
+    // A command with a text form speaks to a person like the program commands: text (or the REST
+    // body with --json), exit 0 passed / 1 not, a refused or bad request as one line and exit 2.
+    return await runProgram(async () => {
+      const result = await call();
+      const exitCode = form.passed && !form.passed(result) ? EXIT.failed : EXIT.ok;
+      return { stdout: options.has('json') ? `${JSON.stringify(result, null, 2)}\n` : `${form.text(result)}\n`, exitCode };
+    });
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`svc: ${err.message}\n`);

@@ -7,15 +7,18 @@ import type { Principal } from '../security/principal.js';
 import { UsageError } from './args.js';
 
 /** Options every operation command understands; the rest become body fields or query parameters. */
-export const COMMON_OPTIONS = new Set(['config', 'program', 'url', 'body', 'pretty']);
+export const COMMON_OPTIONS = new Set(['config', 'program', 'url', 'body', 'pretty', 'json']);
 
 /** The table entry whose CLI words start `words`, longest match first. */
 export function findOperation(operations: readonly OperationSpec[], words: readonly string[]): { op: OperationSpec; rest: string[] } | null {
   let best: { op: OperationSpec; rest: string[]; len: number } | null = null;
   for (const op of operations) {
-    const w = cliWords(op);
-    if (!w || w.length > words.length) continue;
-    if (w.every((x, i) => x === words[i]) && (!best || w.length > best.len)) best = { op, rest: words.slice(w.length), len: w.length };
+    const canonical = cliWords(op);
+    if (!canonical) continue;
+    for (const w of [canonical, ...(op.cliAliases ?? [])]) {
+      if (w.length > words.length) continue;
+      if (w.every((x, i) => x === words[i]) && (!best || w.length > best.len)) best = { op, rest: words.slice(w.length), len: w.length };
+    }
   }
   return best ? { op: best.op, rest: best.rest } : null;
 }
@@ -32,12 +35,21 @@ function optionValue(v: string | true): unknown {
 
 export function buildInput(op: OperationSpec, rest: readonly string[], options: Map<string, string | true>) {
   const names = pathParams(op.path);
-  if (rest.length !== names.length) {
-    throw new UsageError(`expected ${names.length ? names.map((n) => `<${n}>`).join(' ') : 'no arguments'} after '${cliWords(op)!.join(' ')}'`);
+  const positional = op.cliArgs ?? [];
+  // Positional fields are optional from the right (a missing FILE means the server's --program).
+  if (rest.length < names.length || rest.length > names.length + positional.length) {
+    const expected = [...names.map((n) => `<${n}>`), ...positional.map((n) => `[${n.toUpperCase()}]`)];
+    throw new UsageError(`expected ${expected.length ? expected.join(' ') : 'no arguments'} after '${cliWords(op)!.join(' ')}'`);
   }
   const params = Object.fromEntries(names.map((n, i) => [n, rest[i]!]));
   const fields: Record<string, unknown> = {};
   const query: Record<string, string> = {};
+  positional.forEach((field, i) => {
+    const value = rest[names.length + i];
+    if (value === undefined) return;
+    if (op.method === 'GET') query[field] = value;
+    else fields[field] = value;
+  });
   const bodyOpt = options.get('body');
   if (typeof bodyOpt === 'string') {
     try {
@@ -48,7 +60,7 @@ export function buildInput(op: OperationSpec, rest: readonly string[], options: 
   }
   for (const [k, v] of options) {
     if (COMMON_OPTIONS.has(k)) continue;
-    const key = k.replace(/-/g, '_');
+    const key = op.cliOptions?.[k] ?? k.replace(/-/g, '_');
     if (op.method === 'GET') query[key] = v === true ? 'true' : v;
     else fields[key] = optionValue(v);
   }

@@ -160,6 +160,7 @@ export const listEntities = defineSpec<Record<string, never>, InventoryQuery>({
   rpc: { name: 'ListEntities', request: 'Empty' },
   jsonRpc: true,
   cli: ['entities', 'list'],
+  cliAliases: [['entity', 'list']],
   query: inventoryQuery,
 });
 
@@ -173,6 +174,7 @@ export const getEntityGraph = defineSpec({
   rpc: { name: 'GetEntityGraph', request: 'Empty' },
   jsonRpc: true,
   cli: ['entities', 'graph'],
+  cliAliases: [['entity', 'graph']],
 });
 
 export const getEntityTraceability = defineSpec<Record<string, never>, TraceQuery>({
