@@ -26,7 +26,7 @@ const BOOLEAN_FLAGS = new Set([
   'metrics-json',
   'verbose',
 ]);
-const VALUE_FLAGS = new Set(['target', 'config', 'from', 'mode', 'file', 'limit', 'trace-out', 'inject-failure']);
+const VALUE_FLAGS = new Set(['target', 'config', 'from', 'mode', 'file', 'limit', 'trace-out', 'inject-failure', 'failed', 'progress', 'trigger']);
 /** Flags that choose the output, not the request. */
 const OUTPUT_FLAGS = new Set(['json', 'markdown', 'html', 'metrics-json']);
 /** Flags that only the local CLI passes on (LocalProgramRequest), or that only shape the run here. */
@@ -143,7 +143,7 @@ function toRequest(spec: ProgramCommand, flags: Map<string, string | true>, file
   for (const [name, value] of flags) {
     if (OUTPUT_FLAGS.has(name) || LOCAL_FLAGS.has(name)) continue;
     const field = FLAG_FIELDS[name] ?? name.replace(/-/g, '_');
-    req[field] = name === 'limit' ? Number(value) : value;
+    req[field] = name === 'limit' || name === 'progress' ? Number(value) : value;
   }
   // The CLI's `svc sim` always runs the program (the dry run has no CLI twin, docs/program-language.md §29).
   if (spec.id === 'runProgramSimulation') req['execute'] = true;

@@ -13,6 +13,21 @@ interface Presenter {
 const yesNo = (b: unknown) => (b ? 'YES' : 'NO');
 
 const PRESENTERS: Record<string, Presenter> = {
+  evaluateProgramContinuity: {
+    // docs/program-language.md §30: exit 0 when a continuity policy answers the trigger.
+    text: ({ report }) => {
+      const lines = [`Continuity of ${report.robot} at ${report.progress_pct}% (trigger ${report.trigger}): ${report.verdict}`];
+      for (const p of report.policies) lines.push(`  policy ${p.policy}: on ${p.trigger} → ${p.actions.join(', ') || '(no action)'}`);
+      for (const p of report.recovery_fallback) lines.push(`  recovery ${p.policy}: on ${p.trigger} → ${p.actions.join(', ') || '(no action)'}`);
+      if (report.takeover) {
+        const missions = report.missions.length ? ` of ${report.missions.join(', ')}` : '';
+        lines.push(`  takeover: ${report.takeover.robot} takes the remaining ${report.remaining_pct}%${missions}`);
+      }
+      for (const e of report.explanation) lines.push(`  * ${e}`);
+      return lines;
+    },
+    passed: ({ report }) => report.covered === true,
+  },
   evaluateProgramReadiness: {
     text: ({ report }) => {
       const lines = [`Mission Ready: ${yesNo(report.mission_ready)}`, `Score: ${report.score.total}/100`, `Status: ${report.status}`];

@@ -1,6 +1,7 @@
 import {
   auditProgramDecisions,
   evaluateProgramAssure,
+  evaluateProgramContinuity,
   evaluateProgramDiagnose,
   evaluateProgramHeal,
   evaluateProgramReadiness,
@@ -68,6 +69,7 @@ const PROGRAM_OPERATIONS: readonly ProgramOperation[] = [
   onBody(explainProgram, (p, r) => p.run('explain', r)),
   onBody(auditProgramDecisions, (p, r) => p.run('auditDecisions', r)),
   onQuery(listProgramTraces, (p, q) => p.run('traces', q)),
+  onBody(evaluateProgramContinuity, (p, r) => p.run('continuity', r)),
 ];
 
 export const programHandlers = PROGRAM_OPERATIONS.map((o) => o.binding);

@@ -8,6 +8,7 @@ import { verifyHardware } from './analysis/verify-hardware.js';
 import { verifyCapabilities } from './analysis/capabilities.js';
 import { verifyMission } from './analysis/verify-mission.js';
 import { verifyContract } from './analysis/contract.js';
+import { ContinuityInputError, evaluateContinuity } from './analysis/continuity.js';
 import { assureProgram } from './assurance/assure.js';
 import { diagnoseProgram, diagnoseTrace } from './assurance/diagnose.js';
 import { healProgram } from './assurance/heal.js';
@@ -71,6 +72,19 @@ export class ProgramEngine {
     const file = resolveRequestFile(this.workspace, req.file, 'file');
     if (isTracePath(file)) return { version: VERSION, file, report: diagnoseTrace(loadTrace(file)) };
     return { version: VERSION, file, report: diagnoseProgram(loadProgram(file), this.options(req)) };
+  }
+
+  /** Mission continuity of a failed robot (docs/program-language.md §30). */
+  continuity(req: ProgramRequest) {
+    const { file, program } = this.program(req);
+    if (typeof req.failed !== 'string' || req.failed === '') throw badRequest('missing failed (the robot that failed)');
+    if (typeof req.trigger !== 'string' || req.trigger === '') throw badRequest('missing trigger (what happened, e.g. central.lost)');
+    try {
+      return { version: VERSION, file, report: evaluateContinuity(program, { failed: req.failed, progress: req.progress ?? 0, trigger: req.trigger }) };
+    } catch (err) {
+      if (err instanceof ContinuityInputError) throw badRequest(err.message);
+      throw err;
+    }
   }
 
   heal(req: ProgramRequest) {

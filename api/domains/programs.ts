@@ -33,6 +33,10 @@ export const programRequestSchema = z.lazy(() => z.object({
   mode: z.string().optional(),
   /** Audit decisions: also return the text explanation. */
   explain: z.boolean().optional(),
+  /** Continuity: the robot that failed, how far its mission had got (0–100 %), and what happened. */
+  failed: z.string().min(1).max(200).optional(),
+  progress: z.coerce.number().min(0).max(100).optional(),
+  trigger: z.string().min(1).max(200).optional(),
 }));
 export type ProgramRequest = z.infer<typeof programRequestSchema>;
 
@@ -233,6 +237,19 @@ export const listProgramTraces = defineSpec<Record<string, never>, ProgramQuery>
   query: programQuerySchema,
 });
 
+export const evaluateProgramContinuity = defineSpec<ProgramRequest>({
+  id: 'evaluateProgramContinuity',
+  group: 'programs',
+  summary: 'Mission continuity when a robot fails part-way: matching continuity policies, takeover robot, what is left (docs/program-language.md §30)',
+  method: 'POST',
+  path: '/v1/programs/continuity',
+  access: { kind: 'read' },
+  rpc: { name: 'EvaluateProgramContinuity', request: 'JsonBodyRequest' },
+  jsonRpc: true,
+  cli: ['continuity'],
+  body: programRequestSchema,
+});
+
 export const programSpecs = [
   evaluateProgramReadiness,
   evaluateProgramAssure,
@@ -249,4 +266,5 @@ export const programSpecs = [
   explainProgram,
   auditProgramDecisions,
   listProgramTraces,
+  evaluateProgramContinuity,
 ];
