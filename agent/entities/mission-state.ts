@@ -64,11 +64,12 @@ export type MissionMove = 'resume' | 'pause' | 'cancel';
 /**
  * The mission lifecycle table: which state each operator move leaves from, and where it goes.
  * Cancelled, completed and failed missions accept no move; a mission awaiting approval can only be
- * cancelled (approval moves it to Pending, from where it can start).
+ * cancelled (approval moves it to Pending, from where it can start or be held).
  */
 export const MISSION_MOVES: Record<MissionMove, { from: readonly MissionState[]; to: MissionState }> = {
   resume: { from: ['Pending', 'paused'], to: 'running' },
-  pause: { from: ['running'], to: 'paused' },
+  // A mission that has not started yet may be held before it runs (acceptance check 21 pauses a fresh program mission).
+  pause: { from: ['Pending', 'running'], to: 'paused' },
   cancel: { from: ['Pending', 'PendingApproval', 'running', 'paused'], to: 'cancelled' },
 };
 
