@@ -59,10 +59,11 @@ robot Rover {
 export interface OperatorAgent extends RunningAgent {
   keys: { operator: string; developer: string; supervisor: string; auditor: string };
   keyIds: { operator: string; developer: string; supervisor: string; auditor: string };
+  project: { configPath: string; programPath: string };
 }
 
 /** A real agent on the project; `stateDir` reuses a state directory (a restart). */
-export async function operatorAgent(project = operatorProject(), stateDir = tempDir('svc-op-state-'), grpc = false): Promise<OperatorAgent & { project: typeof project }> {
+export async function operatorAgent(project = operatorProject(), stateDir = tempDir('svc-op-state-'), grpc = false): Promise<OperatorAgent> {
   const a = await startAgent({ stateDir, configPath: project.configPath, programPath: project.programPath, env: { SVC_API_KEY: ADMIN }, ...(grpc ? { grpcBind: '127.0.0.1:0' } : {}) });
   const keys: Record<string, string> = {};
   const keyIds: Record<string, string> = {};
