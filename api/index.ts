@@ -7,6 +7,7 @@ import { entitySpecs } from './domains/entities.js';
 import { fleetSpecs } from './domains/fleet.js';
 import { metaSpecs } from './domains/meta.js';
 import { oidcSpecs } from './domains/oidc.js';
+import { operatorSpecs } from './domains/operator.js';
 import { programSpecs } from './domains/programs.js';
 import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
@@ -36,4 +37,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...sreSpecs,
   ...programSpecs,
   ...rpcSpecs,
+  ...operatorSpecs,
 ];

@@ -13,7 +13,7 @@ import { entityTypeJson, isRelationshipKind, parseKind, RELATIONSHIP_KINDS } fro
 import { toRecord, toSummary, type Entity, type Relationship } from './model.js';
 import { OverlayStore, type TagEdits } from './overlay-store.js';
 import type { ProgramFactsSource } from './program-facts.js';
-import { fromConfig, fromDevices, fromProgram, type Derived } from './sources.js';
+import { fromConfig, fromDevices, fromMissionSeeds, fromProgram, type Derived } from './sources.js';
 import { StatusEvaluator } from './status.js';
 import { readEntityFragment, writeEntityFragment, type SyncResult } from './sync-fragment.js';
 import { traceability } from './traceability.js';
@@ -81,6 +81,7 @@ export class EntityService {
     layers.push(fromDevices(this.deps.devices(), config));
     const facts = this.deps.programFacts();
     if (facts) layers.push(fromProgram(facts));
+    if (config) layers.push(fromMissionSeeds(config));
     layers.push(this.fragment);
     layers.push(this.overlayLayer());
     const graph = new EntityGraph(layers, { ...this.fragment.tagEdits, ...this.overlay.data.tags });

@@ -10,6 +10,7 @@ import type { ResolvedConfig } from '../project/resolve-config.js';
 import { declarationFromTable, entityFromDeclaration, locationOf, relationshipFromTable, stringMap } from './declaration.js';
 import { isBuiltinKind, kindOfDeviceType, type BuiltinKind, type LifecycleState, type RelationshipKind } from './kinds.js';
 import { newEntity, type Entity, type Relationship } from './model.js';
+import { missionStatuses } from './mission-state.js';
 import type { ProgramFacts } from './program-facts.js';
 
 export interface Derived {
@@ -365,6 +366,58 @@ export function fromProgram(facts: ProgramFacts): Derived {
     e.metadata['declared_in'] = facts.file;
     e.metadata['mission_plan'] = 'true';
     e.lifecycle_state = 'provisioned';
+  }
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mission approval seeds
+
+export interface MissionApprovalSeed {
+  id: string;
+  mission_id: string;
+  requested_by: string | null;
+  requires_capability: string | null;
+  status: 'pending' | 'approved' | 'rejected';
+  note: string | null;
+}
+
+/** `[[mission_approvals]]` of the resolved configuration (docs/operator.md § Approvals); entries without `id` or `mission_id` are skipped. */
+export function missionApprovalSeeds(cfg: ResolvedConfig): MissionApprovalSeed[] {
+  const seeds: MissionApprovalSeed[] = [];
+  for (const t of tables(cfg.tree['mission_approvals'])) {
+    const id = text(t['id']);
+    const mission = text(t['mission_id']);
+    if (!id || !mission) continue;
+    const status = text(t['status']);
+    seeds.push({
+      id,
+      mission_id: mission,
+      requested_by: text(t['requested_by']) ?? null,
+      requires_capability: text(t['requires_capability']) ?? null,
+      status: status === 'approved' || status === 'rejected' ? status : 'pending',
+      note: text(t['note']) ?? null,
+    });
+  }
+  return seeds;
+}
+
+/** One mission entity `mission:<mission_id>` per approval seed: awaiting approval unless the seed says approved. */
+export function fromMissionSeeds(cfg: ResolvedConfig): Derived {
+  const c = new Collector();
+  for (const seed of missionApprovalSeeds(cfg)) {
+    const id = planId(seed.mission_id);
+    if (c.entities.some((e) => e.id === id)) continue;
+    const e = c.add(newEntity(id, 'mission', false, 'config'));
+    e.name = seed.mission_id;
+    const state = seed.status === 'approved' ? 'Pending' : seed.status === 'rejected' ? 'cancelled' : 'PendingApproval';
+    e.metadata['mission_name'] = seed.mission_id;
+    e.metadata['mission_state'] = state;
+    e.metadata['approval_id'] = seed.id;
+    e.metadata['approval_status'] = seed.status;
+    Object.assign(e, missionStatuses(state));
+    e.capabilities = ['cancel', 'pause', 'resume', ...(seed.requires_capability ? [seed.requires_capability] : []), ...(seed.status === 'pending' ? ['awaiting_approval'] : [])];
+    e.tags = ['mission'];
   }
   return c;
 }

@@ -6,6 +6,7 @@ import { fleetModule } from '../fleet/module.js';
 import { incidentsModule } from '../incidents/module.js';
 import { metaModule } from '../meta/module.js';
 import { observabilityModule } from '../observability/module.js';
+import { operatorModule } from '../operator/module.js';
 import { programsModule } from '../programs/module.js';
 import { rpcModule } from '../rpc/module.js';
 import { securityModule } from '../security/module.js';
@@ -25,6 +26,7 @@ export const MODULES: readonly DomainModule[] = [
   fleetModule,
   programsModule,
   entitiesModule,
+  operatorModule,
   metaModule,
   rpcModule,
 ];

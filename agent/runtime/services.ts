@@ -9,6 +9,7 @@ import type { IncidentService } from '../incidents/incidents.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { FleetService } from '../fleet/fleet-service.js';
 import type { AlertService } from '../observability/alerts.js';
+import type { OperatorService } from '../operator/operator-service.js';
 import type { PersistentRing } from '../observability/persistent-ring.js';
 import type { TraceRecord } from '../observability/traces.js';
 import type { ProjectContext } from '../project/project-context.js';
@@ -50,6 +51,8 @@ export interface Services {
   fleet: FleetService;
   /** The entity registry: every source's entities as one graph, plus the operator's overlay. */
   entities: EntityService;
+  /** Operator controls: mission lifecycle (via the entity overlay), mission approvals, quarantine, fleet agents. */
+  operator: OperatorService;
   /** API keys (`credentials.keys`) and session tokens (`credentials.sessions`). */
   credentials: Credentials;
   users: UserDirectory;

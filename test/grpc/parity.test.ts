@@ -94,6 +94,18 @@ const FIXTURES: Record<string, Fixture> = {
   CreateAdminUser: { fields: { body_json: JSON.stringify({ user_id: 'parity-user', display_name: 'Parity', role: 'operator' }) } },
   PatchAdminUser: { fields: { body_json: JSON.stringify({ user_id: 'parity-user', display_name: 'Parity Two' }) } },
   DeleteAdminUser: { fields: { body_json: JSON.stringify({ user_id: 'parity-user' }) } },
+  // Operator controls on the demo's mission Sentinel/Patrol: started through REST, then paused,
+  // resumed and cancelled; NightRound (a plan with no approval request) is approved directly.
+  OperatorMissionPause: {
+    prepare: async (a) => {
+      await restJson(a, 'POST', '/v1/operator/mission/resume', { mission_id: 'Patrol' });
+      return { body_json: JSON.stringify({ mission_id: 'Patrol', note: 'parity pause' }) };
+    },
+  },
+  OperatorMissionResume: { fields: { body_json: JSON.stringify({ mission_id: 'Patrol' }) } },
+  OperatorMissionCancel: { fields: { body_json: JSON.stringify({ mission_id: 'Patrol' }) } },
+  OperatorMissionApprove: { fields: { body_json: JSON.stringify({ mission_id: 'NightRound', approved: true, note: 'parity' }) } },
+  OperatorQuarantine: { fields: { body_json: JSON.stringify({ device_id: 'sentinel-air-probe', reason: 'parity' }) } },
 };
 
 /**
