@@ -8,6 +8,7 @@ import { fleetSpecs } from './domains/fleet.js';
 import { metaSpecs } from './domains/meta.js';
 import { oidcSpecs } from './domains/oidc.js';
 import { programSpecs } from './domains/programs.js';
+import { recoverySpecs } from './domains/recovery.js';
 import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
 import type { OperationSpec } from './spec.js';
@@ -36,4 +37,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...sreSpecs,
   ...programSpecs,
   ...rpcSpecs,
+  ...recoverySpecs,
 ];

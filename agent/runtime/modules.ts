@@ -7,6 +7,7 @@ import { incidentsModule } from '../incidents/module.js';
 import { metaModule } from '../meta/module.js';
 import { observabilityModule } from '../observability/module.js';
 import { programsModule } from '../programs/module.js';
+import { recoveryModule } from '../recovery/module.js';
 import { rpcModule } from '../rpc/module.js';
 import { securityModule } from '../security/module.js';
 import { telemetryModule } from '../telemetry/module.js';
@@ -25,6 +26,7 @@ export const MODULES: readonly DomainModule[] = [
   fleetModule,
   programsModule,
   entitiesModule,
+  recoveryModule,
   metaModule,
   rpcModule,
 ];
