@@ -450,7 +450,7 @@ export class RecoveryService {
       effects: outcome.effects,
       executed: outcome.executed,
       // Executed: the measured time from the request to the end of the last effect. Otherwise the plan estimate.
-      duration_secs: outcome.executed ? round2((finished - clock.startedAt) / 1000) : plan.estimated_duration_secs,
+      duration_secs: outcome.executed ? (finished - clock.startedAt) / 1000 : plan.estimated_duration_secs,
       status: outcome.status,
       timestamp: new Date(finished).toISOString(),
     };
