@@ -5,7 +5,7 @@ import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness
 export const OPERATOR_KEY = 'op-key-0123456789abcdef';
 export const DEVELOPER_KEY = 'dev-key-0123456789abcdef';
 
-/** A small project: fleet robots robot-1 and robot-2, a `[recovery]` fragment, and a program with robot Rover and mission patrol. */
+/** A small project: fleet robots robot-1 and robot-2, a configured GPS `yard-gps` (no live link), a `[recovery]` fragment, and a program with robot Rover and mission patrol. */
 export function recoveryProject(options: { recoveryToml?: string; withProgram?: boolean } = {}): { root: string; config: string; program: string; keys: string } {
   const root = tempDir('svc-recovery-');
   const files: Record<string, string> = {
@@ -15,6 +15,7 @@ name = "Recovery Test"
 version = "1.0.0"
 [config]
 fleet = "svc.fleet.toml"
+devices = "svc.devices.toml"
 recovery = "svc.recovery.toml"
 `,
     'svc.fleet.toml': `
@@ -26,6 +27,13 @@ hardware_profile = "RoverV2"
 [[fleet.robots]]
 id = "robot-2"
 hardware_profile = "RoverV2"
+`,
+    'svc.devices.toml': `
+[[devices]]
+id = "yard-gps"
+type = "gps"
+robot_id = "robot-1"
+port = "/dev/ttyRECOVERY0"
 `,
     'svc.recovery.toml': options.recoveryToml ?? '[recovery]\n',
     'programs/rover.sd': `robot Rover {
@@ -54,12 +62,13 @@ hardware_profile = "RoverV2"
   return { root, config: path.join(root, 'svc.toml'), program: path.join(root, 'programs', 'rover.sd'), keys };
 }
 
-export async function startRecoveryAgent(p: ReturnType<typeof recoveryProject>, extra: { stateDir?: string; program?: boolean } = {}): Promise<RunningAgent> {
+export async function startRecoveryAgent(p: ReturnType<typeof recoveryProject>, extra: { stateDir?: string; program?: boolean; grpc?: boolean } = {}): Promise<RunningAgent> {
   return startAgent({
     configPath: p.config,
     programPath: extra.program === false ? null : p.program,
     env: { SVC_API_KEYS_FILE: p.keys },
     ...(extra.stateDir ? { stateDir: extra.stateDir } : {}),
+    ...(extra.grpc ? { grpcBind: '127.0.0.1:0' } : {}),
   });
 }
 

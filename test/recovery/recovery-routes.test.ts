@@ -194,28 +194,36 @@ strategy = "reconnect"
     expect(file.history.evidence.map((e: { evidence_id: string }) => e.evidence_id)).toEqual(ids);
   });
 
-  it('F1: a mission strategy on a robot records a pause command for its missions with the backup', async () => {
-    const r = await agent.json('/v1/recovery/execute', post({ entity_id: 'Rover', failure: 'mission_abort', force_execute: true }, OPERATOR_KEY));
+  it('F1: a mission strategy records a pause command for the missions concerned, with the backup', async () => {
+    // An unknown playbook name selects none: the strategy is the decision's (MissionFailure → transfer_mission).
+    const r = await agent.json('/v1/recovery/execute', post({ entity_id: 'Rover', failure: 'mission_abort', playbook: 'none', force_execute: true }, OPERATOR_KEY));
     expect(r.status).toBe(200);
-    const ev = r.body.report.evidence[0];
-    expect(r.body.report.plans[0].playbook).toBe('mission_transfer');
-    // graceful_degradation is a fleet-agent command and succeeds first; ask for the mission strategy explicitly by playbook.
-    expect(ev.effects[0].kind).toBe('fleet_agent_command');
-    const t = await agent.json('/v1/recovery/execute', post({ entity_id: 'Rover', failure: 'mission_abort', playbook: 'battery_low', force_execute: true }, OPERATOR_KEY));
-    const effects = t.body.report.evidence[0].effects;
-    expect(effects[0]).toMatchObject({ kind: 'fleet_agent_command', action: 'graceful_degradation', target: 'Rover' });
+    expect(r.body.report.plans[0]).toMatchObject({ playbook: null, strategies: ['transfer_mission'] });
+    const backup = r.body.report.plans[0].decision.backup_entity_id;
+    expect(backup).toBe('robot-1');
+    expect(r.body.report.evidence[0].effects).toEqual([
+      expect.objectContaining({ kind: 'mission_command', action: 'pause', target: 'mission:Rover:patrol', ok: true, backup_id: 'robot-1' }),
+    ]);
+    // On the mission itself: the mission is the target; its backup is another robot.
+    const m = await agent.json('/v1/recovery/execute', post({ entity_id: 'mission:Rover:patrol', failure: 'mission stalled', playbook: 'none', force_execute: true }, OPERATOR_KEY));
+    expect(m.body.report.evidence[0].effects[0]).toMatchObject({ kind: 'mission_command', target: 'mission:Rover:patrol', backup_id: 'Rover' });
+    // A playbook's earlier non-mission step is a command for the mission's robot, tried first.
+    const p = await agent.json('/v1/recovery/execute', post({ entity_id: 'mission:Rover:patrol', failure: 'mission stalled', force_execute: true }, OPERATOR_KEY));
+    expect(p.body.report.plans[0].playbook).toBe('mission_transfer');
+    expect(p.body.report.evidence[0].effects[0]).toMatchObject({ kind: 'fleet_agent_command', action: 'graceful_degradation', target: 'Rover' });
   });
 
-  it('F1: transfer_mission on a mission entity records its pause and the backup robot', async () => {
-    const r = await agent.json('/v1/recovery/execute', post({ entity_id: 'mission:Rover:patrol', failure: 'mission stalled', playbook: 'fleet_member_loss', force_execute: true }, OPERATOR_KEY));
+  it('F1: a device target is acted on through the device actions; a device with no live link does not recover (Failed, warning alert)', async () => {
+    events.length = 0;
+    const r = await agent.json('/v1/recovery/execute', post({ entity_id: 'yard-gps', failure: 'gps_loss', force_execute: true }, OPERATOR_KEY));
     expect(r.status).toBe(200);
-    const plan = r.body.report.plans[0];
-    expect(plan.strategies).toEqual(['retry', 'restart_fleet', 'transfer_mission']);
     const ev = r.body.report.evidence[0];
-    // retry and restart_fleet are fleet-agent commands for the mission's robot entity; the first succeeds.
-    expect(ev.effects[0]).toMatchObject({ kind: 'fleet_agent_command', action: 'retry' });
-    const direct = await agent.json('/v1/recovery/execute', post({ entity_id: 'mission:Rover:patrol', failure: 'mission stalled', playbook: 'mission_transfer', force_execute: true }, OPERATOR_KEY));
-    expect(direct.body.report.evidence[0].effects[0]).toMatchObject({ kind: 'fleet_agent_command', action: 'graceful_degradation' });
+    expect(ev.effects[0]).toMatchObject({ kind: 'device_action', action: 'failover', target: 'yard-gps', ok: false, strategy: 'switch_sensor' });
+    expect(ev.status).toBe('Failed');
+    expect(r.body.report.passed).toBe(false);
+    expect(events.find((e) => e.type === 'RecoveryFailed')).toMatchObject({ entity_id: 'yard-gps', payload: { status: 'Failed' } });
+    const alert = agent.agent.services.alerts.ring.latest().find((a) => a.alert_type === 'recovery_failed' && a.message.includes(ev.evidence_id));
+    expect(alert).toMatchObject({ severity: 'warning', source: 'recovery-orchestrator' });
   });
 
   it('F3/F4: metrics are measured from the history only; priors listed apart; downtime and estimates from measured durations', async () => {
