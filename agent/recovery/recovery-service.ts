@@ -7,6 +7,7 @@
  */
 import type { RecoveryBody } from '../../api/domains/recovery.js';
 import { API_VERSION } from '../../api/versions.js';
+import { ApiError } from '../core/errors.js';
 import type { DeviceActionOutcome, DeviceActions } from '../devices/device-actions.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
 import type { EntityService } from '../entities/entity-service.js';
@@ -315,7 +316,7 @@ export class RecoveryService {
       .filter((k) => contains(k.failure.toLowerCase(), f))
       .map((k) => {
         const p = k.failure.toLowerCase();
-        const runs = this.evidence.filter((e) => e.executed && contains(e.root_cause.toLowerCase(), p) || (e.executed && contains(failurePolicyKey(e.root_cause), p)));
+        const runs = this.evidence.filter((e) => e.executed && (contains(e.root_cause.toLowerCase(), p) || contains(failurePolicyKey(e.root_cause), p)));
         const learned = runs.length > 0 ? round2(runs.filter((e) => e.status === 'Success').length / runs.length) : null;
         return {
           failure_pattern: k.failure,
@@ -504,6 +505,10 @@ export class RecoveryService {
 
   async execute(body: RecoveryBody, deviceActions: DeviceActions | undefined) {
     if (body.force_execute !== true) return this.evaluate(body, 'plan');
+    // An action names what it acts on: an unknown entity is refused, not silently skipped (docs/recovery.md).
+    if (body.entity_id !== undefined && !(await this.registry()).byId.has(body.entity_id)) {
+      throw new ApiError(400, 'not_found', `entity '${body.entity_id}' not found`);
+    }
     const started = Date.now();
     const clock = new PhaseClock(started);
     clock.mark('detect', `Detected failure: ${body.failure ?? 'health check'}`);

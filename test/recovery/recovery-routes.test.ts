@@ -125,6 +125,17 @@ strategy = "reconnect"
     expect((await agent.json('/v1/recovery/execute', post({ force_execute: true }, DEVELOPER_KEY))).status).toBe(403);
   });
 
+  it('forced execute on an unknown entity → 400 not_found; nothing recorded', async () => {
+    const before = (await agent.json('/v1/recovery/history')).body.count;
+    const r = await agent.json('/v1/recovery/execute', post({ entity_id: 'ghost', failure: 'gps_loss', force_execute: true }, OPERATOR_KEY));
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe('not_found');
+    expect((await agent.json('/v1/recovery/history')).body.count).toBe(before);
+    // Reads skip unknown targets: an empty plan list that does not pass.
+    const p = await agent.json('/v1/recovery/plan', post({ entity_id: 'ghost', failure: 'gps_loss' }));
+    expect(p.body.report).toMatchObject({ plans: [], passed: false });
+  });
+
   it('check 4: execute without force_execute returns the plan, history unchanged', async () => {
     const before = (await agent.json('/v1/recovery/history')).body.count;
     const r = await agent.json('/v1/recovery/execute', post({ entity_id: 'robot-1', failure: 'gps_loss' }, OPERATOR_KEY));
