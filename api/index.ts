@@ -9,6 +9,7 @@ import { metaSpecs } from './domains/meta.js';
 import { oidcSpecs } from './domains/oidc.js';
 import { operatorSpecs } from './domains/operator.js';
 import { programSpecs } from './domains/programs.js';
+import { recoverySpecs } from './domains/recovery.js';
 import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
 import type { OperationSpec } from './spec.js';
@@ -38,4 +39,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...programSpecs,
   ...rpcSpecs,
   ...operatorSpecs,
+  ...recoverySpecs,
 ];

@@ -12,6 +12,7 @@ import { ContinuityInputError, evaluateContinuity } from './analysis/continuity.
 import { assureProgram } from './assurance/assure.js';
 import { diagnoseProgram, diagnoseTrace } from './assurance/diagnose.js';
 import { healProgram } from './assurance/heal.js';
+import { classifyFailure, diagnoseFailure } from './assurance/recovery-actions.js';
 import { programTrust } from './assurance/trust.js';
 import { explain } from './assurance/explain.js';
 import { auditDecisions } from './assurance/audit-decisions.js';
@@ -91,6 +92,26 @@ export class ProgramEngine {
     const { file, program } = this.program(req);
     const devices = this.workspace.devices?.() ?? this.workspace.config?.devices ?? [];
     return { version: VERSION, file, report: healProgram(program, { ...this.options(req), devices, knowledgePath: this.knowledgePath() }) };
+  }
+
+  /**
+   * The heal analysis (docs/program-language.md §12) for failure contexts the recovery orchestrator
+   * chooses (docs/recovery.md): `plans` holds one heal plan and gated result per issue of
+   * `recovery_issues` (same order), `legacy` the heal report of `legacy_issue` alone (or the
+   * program's own contexts when absent). Both share the knowledge base of the state directory.
+   */
+  recoveryAnalysis(req: ProgramRequest & { recovery_issues?: readonly string[]; legacy_issue?: string | null }) {
+    const { file, program } = this.program(req);
+    const devices = this.workspace.devices?.() ?? this.workspace.config?.devices ?? [];
+    const options = { ...this.options(req), devices, knowledgePath: this.knowledgePath() };
+    const context = (issue: string) => {
+      const classification = classifyFailure(issue);
+      return { issue, classification, diagnosis: diagnoseFailure(issue, classification), level: 'Level3AutomaticWithValidation' };
+    };
+    const issues = req.recovery_issues ?? [];
+    const plans = issues.length > 0 ? healProgram(program, { ...options, contexts: issues.map(context) }) : null;
+    const legacy = healProgram(program, req.legacy_issue ? { ...options, contexts: [context(req.legacy_issue)] } : options);
+    return { version: VERSION, file, plans, legacy };
   }
 
   verifyHardware(req: ProgramRequest) {

@@ -8,6 +8,7 @@ import { metaModule } from '../meta/module.js';
 import { observabilityModule } from '../observability/module.js';
 import { operatorModule } from '../operator/module.js';
 import { programsModule } from '../programs/module.js';
+import { recoveryModule } from '../recovery/module.js';
 import { rpcModule } from '../rpc/module.js';
 import { securityModule } from '../security/module.js';
 import { telemetryModule } from '../telemetry/module.js';
@@ -27,6 +28,7 @@ export const MODULES: readonly DomainModule[] = [
   programsModule,
   entitiesModule,
   operatorModule,
+  recoveryModule,
   metaModule,
   rpcModule,
 ];

@@ -1,5 +1,6 @@
 import type { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
+import type { DeviceActions } from '../devices/device-actions.js';
 import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
@@ -14,6 +15,7 @@ import type { PersistentRing } from '../observability/persistent-ring.js';
 import type { TraceRecord } from '../observability/traces.js';
 import type { ProjectContext } from '../project/project-context.js';
 import type { ProgramService } from '../programs/program-service.js';
+import type { RecoveryService } from '../recovery/recovery-service.js';
 import type { Credentials } from '../security/credentials.js';
 import type { OidcService } from '../security/oidc/oidc-service.js';
 import type { UserDirectory } from '../security/users.js';
@@ -62,6 +64,10 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** Program analysis, simulation and replay (`/v1/programs/*`, `/v1/trust/program`). */
   programs: ProgramService;
+  /** Device effects beyond reading (reset, reconnect, failover, quarantine, chaos faults); provided by the devices domain. */
+  deviceActions: DeviceActions;
+  /** The recovery orchestrator: plans, executions and the evidence history (`/v1/recovery/*`). */
+  recovery: RecoveryService;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

@@ -95,6 +95,8 @@ export interface HealOptions extends AnalysisOptions {
   knowledgePath?: string | null;
   /** A readiness evaluation already made with the same options (assure passes its own). */
   readiness?: ReadinessEvaluation;
+  /** Evaluate these failure contexts instead of the ones the program's policies declare (the recovery orchestrator, docs/recovery.md). */
+  contexts?: readonly RecoveryContext[];
 }
 
 /** The fixed fleet playbook (docs/program-language.md §12): the reference names the failed robot "Rover" for every fleet. */
@@ -177,7 +179,7 @@ export function healProgram(program: Program, options: HealOptions): HealReport 
   };
 
   const policies = recoveryPolicies(program);
-  const contexts = recoveryContexts(policies);
+  const contexts = options.contexts ? [...options.contexts] : recoveryContexts(policies);
   const knowledge = knowledgeReport(program, config, options.knowledgePath);
   const planned: PlannedRecovery[] = contexts.map((context) => planRecovery(context, policies, knowledge.entries, options.devices ?? []));
   const plans = planned.map((p) => p.plan);
