@@ -1,11 +1,14 @@
 import type { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
+import type { DeviceActions } from '../devices/device-actions.js';
 import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
 import type { HalSettings } from '../settings/hal.js';
 import type { EntityService } from '../entities/entity-service.js';
 import type { IncidentService } from '../incidents/incidents.js';
+import type { MeshService } from '../mesh/mesh-service.js';
+import type { ChaosService } from '../chaos/chaos-service.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { FleetService } from '../fleet/fleet-service.js';
 import type { AlertService } from '../observability/alerts.js';
@@ -59,6 +62,15 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** Program analysis, simulation and replay (`/v1/programs/*`, `/v1/trust/program`). */
   programs: ProgramService;
+  /** The entity mesh: registry + persisted mesh store (docs/mesh.md). */
+  mesh: MeshService;
+  /** Chaos experiments: the static experiment over the program and live fault injection (docs/mesh.md § Chaos). */
+  chaos: ChaosService;
+  /**
+   * What the agent can do to a device beyond reading it (recovery effects, chaos faults); provided by
+   * the devices domain. Absent until that domain provides it: live chaos experiments then answer 503.
+   */
+  deviceActions: DeviceActions;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

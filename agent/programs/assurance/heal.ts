@@ -93,6 +93,8 @@ export interface HealOptions extends AnalysisOptions {
   devices?: readonly RegistryDevice[];
   /** `<stateDir>/recovery_knowledge.json` (docs/program-language.md §28); null or absent: no stored knowledge. */
   knowledgePath?: string | null;
+  /** Evaluate these failure contexts instead of the ones the program's policies trigger (a chaos injection's single context). */
+  contexts?: readonly RecoveryContext[];
   /** A readiness evaluation already made with the same options (assure passes its own). */
   readiness?: ReadinessEvaluation;
 }
@@ -177,7 +179,7 @@ export function healProgram(program: Program, options: HealOptions): HealReport 
   };
 
   const policies = recoveryPolicies(program);
-  const contexts = recoveryContexts(policies);
+  const contexts = options.contexts ? [...options.contexts] : recoveryContexts(policies);
   const knowledge = knowledgeReport(program, config, options.knowledgePath);
   const planned: PlannedRecovery[] = contexts.map((context) => planRecovery(context, policies, knowledge.entries, options.devices ?? []));
   const plans = planned.map((p) => p.plan);
