@@ -24,8 +24,12 @@ const ISSUE: Record<ChaosKind, string> = {
   battery: 'battery.critical',
 };
 
-/** The runtime fault the simulator injects for a kind (`--inject-failure`); kinds it cannot model run without one. */
-const SIM_FAILURE: Partial<Record<ChaosKind, string>> = { gps: 'gps', camera: 'camera', lidar: 'lidar' };
+/**
+ * The runtime failure the simulator injects for a kind (`--inject-failure`, docs/program-language.md
+ * §24.1): a critical battery is a critical robot. Connectivity, provider and package have no runtime
+ * model in the simulator: their run has no fault injected, and the result says so (`runtime_faults: []`).
+ */
+const SIM_FAILURE: Partial<Record<ChaosKind, string>> = { gps: 'gps', camera: 'camera', lidar: 'lidar', battery: 'health' };
 
 export interface InjectionResult {
   injection: string;
@@ -35,6 +39,8 @@ export interface InjectionResult {
   safety_passed: boolean;
   passed: boolean;
   details: string[];
+  /** Faults the simulated run actually injected (robot, fault, status). */
+  runtime_faults?: { robot: string; fault: string; status: string }[];
 }
 
 function defaultInjections(source: string): string[] {
@@ -73,7 +79,7 @@ export function staticExperiment(ws: ProgramWorkspace, requested: readonly strin
       const sim = simulateProgram(program, {
         file,
         execute: true,
-        injectHealthFaults: true,
+        injectHealthFaults: false,
         config: ws.config,
         decisions: ws.decisions,
         ...(SIM_FAILURE[kind] ? { injectFailure: SIM_FAILURE[kind] } : {}),
@@ -112,6 +118,7 @@ export function staticExperiment(ws: ProgramWorkspace, requested: readonly strin
         `health: ${healthPassed ? 'pass' : 'fail'} (overall=${runtime.status}, checks=${checks})`,
         `safety: ${safetyPassed ? 'pass' : 'fail'} (unsafe_results=${unsafe}, approved_actions=${approved}/${actions.length})`,
       ],
+      runtime_faults: runtime.injected.map((f) => ({ robot: f.robot, fault: f.fault, status: String(f.status) })),
     };
   });
   return { program: path.basename(file), kind: 'static', injections, passed: injections.length > 0 && injections.every((i) => i.passed) };
