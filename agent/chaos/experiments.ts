@@ -155,7 +155,8 @@ export class ChaosExperiments {
     let settle: (() => void) | null = null;
     const recovered = new Promise<void>((resolve) => (settle = resolve));
     const unsubscribe = this.deps.bus.subscribe((e) => {
-      if (e.type !== 'HealthChanged' || e.entity_id !== deviceId) return;
+      // The health monitor's verdicts only (source svc-hal), not the entity registry's re-evaluations of the same id.
+      if (e.type !== 'HealthChanged' || e.entity_id !== deviceId || e.source !== 'svc-hal') return;
       const at = Date.parse(e.timestamp) || this.now();
       const to = String(e.payload['to'] ?? 'unknown');
       this.update(id, (x) => {
