@@ -2,9 +2,11 @@ import { adminSpecs } from './domains/admin.js';
 import { alertSpecs } from './domains/alerts.js';
 import { auditSpecs } from './domains/audit.js';
 import { authSpecs } from './domains/auth.js';
+import { chaosSpecs } from './domains/chaos.js';
 import { deviceSpecs } from './domains/devices.js';
 import { entitySpecs } from './domains/entities.js';
 import { fleetSpecs } from './domains/fleet.js';
+import { meshSpecs } from './domains/mesh.js';
 import { metaSpecs } from './domains/meta.js';
 import { oidcSpecs } from './domains/oidc.js';
 import { operatorSpecs } from './domains/operator.js';
@@ -40,4 +42,6 @@ export const SPECS: readonly OperationSpec[] = [
   ...rpcSpecs,
   ...operatorSpecs,
   ...recoverySpecs,
+  ...meshSpecs,
+  ...chaosSpecs,
 ];

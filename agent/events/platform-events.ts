@@ -49,7 +49,7 @@ export const PLATFORM_EVENTS = {
   TraceFrameRecorded: notice('a trace frame was recorded'),
   MetricEmitted: notice('a metric was emitted'),
   LogEmitted: notice('a log line was emitted'),
-  FleetMemberJoined: notice('a robot joined the fleet'),
+  FleetMemberJoined: notice('a robot joined the fleet, or mesh discovery found a node it had not stored (source svc-mesh)'),
   FleetMemberLeft: notice('a robot left the fleet'),
   OtaRolloutStarted: notice('an OTA rollout started'),
   OtaRolloutCompleted: notice('an OTA rollout completed'),

@@ -4,6 +4,8 @@ import { devicesModule } from '../devices/module.js';
 import { entitiesModule } from '../entities/module.js';
 import { fleetModule } from '../fleet/module.js';
 import { incidentsModule } from '../incidents/module.js';
+import { meshModule } from '../mesh/module.js';
+import { chaosModule } from '../chaos/module.js';
 import { metaModule } from '../meta/module.js';
 import { observabilityModule } from '../observability/module.js';
 import { operatorModule } from '../operator/module.js';
@@ -29,6 +31,8 @@ export const MODULES: readonly DomainModule[] = [
   entitiesModule,
   operatorModule,
   recoveryModule,
+  meshModule,
+  chaosModule,
   metaModule,
   rpcModule,
 ];

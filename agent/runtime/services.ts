@@ -7,6 +7,8 @@ import type { DeviceRegistry } from '../devices/device-registry.js';
 import type { HalSettings } from '../settings/hal.js';
 import type { EntityService } from '../entities/entity-service.js';
 import type { IncidentService } from '../incidents/incidents.js';
+import type { MeshService } from '../mesh/mesh-service.js';
+import type { ChaosService } from '../chaos/chaos-service.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { FleetService } from '../fleet/fleet-service.js';
 import type { AlertService } from '../observability/alerts.js';
@@ -68,6 +70,10 @@ export interface Services {
   deviceActions: DeviceActions;
   /** The recovery orchestrator: plans, executions and the evidence history (`/v1/recovery/*`). */
   recovery: RecoveryService;
+  /** The entity mesh: registry + persisted mesh store (docs/mesh.md). */
+  mesh: MeshService;
+  /** Chaos experiments: the static experiment over the program and live fault injection (docs/mesh.md § Chaos). */
+  chaos: ChaosService;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

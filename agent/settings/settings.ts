@@ -77,6 +77,18 @@ export interface Settings {
   decisions: DecisionSettings;
   /** `SVC_CONTROL_CENTER_URL`: the CLI runs operations over REST against this agent instead of in-process. */
   controlCenterUrl: string | null;
+  /** Live mesh discovery (docs/mesh.md § Discovery). */
+  mesh: MeshSettings;
+}
+
+/** `POST /v1/mesh/discover` live sources (docs/configuration.md § Mesh). */
+export interface MeshSettings {
+  /** `SVC_LIVE_MQTT` ∈ 1/true: the `mqtt` source probes the broker. */
+  liveMqtt: boolean;
+  /** `SVC_MQTT_BROKER` as `host:port` (default `127.0.0.1:1883`). */
+  mqttBroker: string;
+  /** `SVC_MESH_DISCOVERY_TIMEOUT_MS` (default 2000): how long a live probe may take. */
+  discoveryTimeoutMs: number;
 }
 
 /** How program runs trace and sign their decisions (docs/configuration.md § Programs). */
@@ -179,5 +191,10 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       policySigningKey: env['SVC_DECISION_POLICY_SIGNING_KEY'] || null,
     },
     controlCenterUrl: text(env, 'SVC_CONTROL_CENTER_URL'),
+    mesh: {
+      liveMqtt: flag(env, 'SVC_LIVE_MQTT'),
+      mqttBroker: text(env, 'SVC_MQTT_BROKER')?.trim() ?? '127.0.0.1:1883',
+      discoveryTimeoutMs: integer(env, 'SVC_MESH_DISCOVERY_TIMEOUT_MS', 2000, 1, 600_000),
+    },
   };
 }

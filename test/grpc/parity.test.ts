@@ -65,6 +65,11 @@ const FIXTURES: Record<string, Fixture> = {
   RunDiscovery: { fields: { body_json: JSON.stringify({ transports: ['serial'], timeout_ms: 100 }) } },
   DiscoverDevices: { fields: { query: 'transport=serial&timeout_ms=100' } },
   GetTrustPackage: { fields: { package_name: 'does-not-exist' } },
+  // The entity mesh over the demo registry (robot Sentinel and its devices).
+  GetMeshRoutes: { fields: { query: 'source=Sentinel&target=Sentinel' } },
+  DiscoverMesh: { fields: { body_json: JSON.stringify({ sources: ['local_runtime', 'entity_graph'] }) } },
+  FindMeshCapability: { fields: { body_json: JSON.stringify({ capability: 'navigation' }) } },
+  SimulateMeshPartition: { fields: { body_json: JSON.stringify({ entity_ids: ['Sentinel'] }) } },
   CreateSreIncident: { fields: { body_json: JSON.stringify({ title: 'parity incident', severity: 'warning' }) } },
   AckSreIncident: {
     prepare: async (a) => {

@@ -95,7 +95,10 @@ export interface HealOptions extends AnalysisOptions {
   knowledgePath?: string | null;
   /** A readiness evaluation already made with the same options (assure passes its own). */
   readiness?: ReadinessEvaluation;
-  /** Evaluate these failure contexts instead of the ones the program's policies declare (the recovery orchestrator, docs/recovery.md). */
+  /**
+   * Evaluate these failure contexts instead of the ones the program's policies declare: the recovery
+   * orchestrator's targets (docs/recovery.md) or a chaos injection's single context (docs/mesh.md).
+   */
   contexts?: readonly RecoveryContext[];
 }
 

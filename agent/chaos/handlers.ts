@@ -1,0 +1,20 @@
+import { listChaosExperiments, listChaosInjections, simulateChaos, startChaosExperiment } from '../../api/domains/chaos.js';
+import { API_VERSION } from '../../api/versions.js';
+import { handlersFor } from '../core/handlers.js';
+import { CHAOS_INJECTIONS } from './injections.js';
+
+const on = handlersFor(['chaos', 'deviceActions']);
+
+/** Chaos: the static experiment over the program and live experiments on devices (docs/mesh.md § Chaos). */
+export const chaosHandlers = [
+  on(listChaosInjections, () => ({ version: API_VERSION, injections: [...CHAOS_INJECTIONS] })),
+  on(simulateChaos, async ({ body }, ctx) => ({ version: API_VERSION, ...(await ctx.services.chaos.simulate(body.injections)) })),
+  on(startChaosExperiment, ({ body }, ctx) => ({
+    version: API_VERSION,
+    experiment: ctx.services.chaos.experiments.start(body, ctx.services.deviceActions, ctx.principal?.user_id ?? ctx.principal?.key_id ?? null),
+  })),
+  on(listChaosExperiments, (_i, ctx) => {
+    const experiments = ctx.services.chaos.experiments.list();
+    return { version: API_VERSION, experiments, count: experiments.length };
+  }),
+];

@@ -1,0 +1,30 @@
+import {
+  discoverMesh,
+  findMeshCapability,
+  getMeshGraph,
+  getMeshHealth,
+  getMeshMergeReport,
+  getMeshNodes,
+  getMeshPartitions,
+  getMeshRoutes,
+  getMeshTopology,
+  simulateMeshPartition,
+} from '../../api/domains/mesh.js';
+import { API_VERSION } from '../../api/versions.js';
+import { handlersFor } from '../core/handlers.js';
+
+const on = handlersFor(['mesh']);
+
+/** The entity mesh; the logic is the mesh service's (`mesh-service.ts`). */
+export const meshHandlers = [
+  on(getMeshTopology, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.topology()) })),
+  on(getMeshNodes, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.nodes()) })),
+  on(getMeshRoutes, async ({ query }, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.routes(query)) })),
+  on(getMeshPartitions, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.partitions()) })),
+  on(getMeshHealth, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.health()) })),
+  on(getMeshGraph, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.graph()) })),
+  on(getMeshMergeReport, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.mergeReport()) })),
+  on(discoverMesh, async ({ body }, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.discover(body.sources)) })),
+  on(findMeshCapability, async ({ body }, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.findCapability(body.capability)) })),
+  on(simulateMeshPartition, async ({ body }, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.simulatePartition(body.entity_ids)) })),
+];
