@@ -2,6 +2,7 @@ import { adminSpecs } from './domains/admin.js';
 import { alertSpecs } from './domains/alerts.js';
 import { auditSpecs } from './domains/audit.js';
 import { authSpecs } from './domains/auth.js';
+import { decisionSpecs } from './domains/decisions.js';
 import { deviceSpecs } from './domains/devices.js';
 import { entitySpecs } from './domains/entities.js';
 import { fleetSpecs } from './domains/fleet.js';
@@ -36,4 +37,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...sreSpecs,
   ...programSpecs,
   ...rpcSpecs,
+  ...decisionSpecs,
 ];

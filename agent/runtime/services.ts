@@ -1,5 +1,6 @@
 import type { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
+import type { DecisionService } from '../decisions/decision-service.js';
 import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
@@ -59,6 +60,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** Program analysis, simulation and replay (`/v1/programs/*`, `/v1/trust/program`). */
   programs: ProgramService;
+  /** Distributed decisions: decision policies of the program, escalations, the fleet decision mesh. */
+  decisions: DecisionService;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }
