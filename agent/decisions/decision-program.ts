@@ -208,7 +208,10 @@ export function simulate(program: Program, input: SimulateInput, ctx: SimulateCo
     { from_layer: 'group_fleet', to_layer: 'control_center', pending_approval: true, escalation_id: `esc-${entityId}-1`, reason: 'HumanApprovalRequired' },
   ];
 
-  // 1. Decision trees against the signals.
+  // 1. Decision trees against the signals (condition text compared without whitespace: the program
+  // keeps a re-spaced form, `lidar . nearest_distance < 0.5m`).
+  const compact = (text: string) => text.replace(/\s+/g, '');
+  const truth = new Set(Object.entries(signals).filter(([, v]) => v === true).map(([k]) => compact(k)));
   program.decisionTrees.forEach((tree, i) => {
     const rec = treeList[i]!;
     const mustVerify = rec.signature !== null || ctx.requireSignedTrees;
@@ -216,7 +219,7 @@ export function simulate(program: Program, input: SimulateInput, ctx: SimulateCo
       messages.push(`tree '${tree.name}' skipped: signature cannot be verified`);
       return;
     }
-    const rule = tree.rules.find((r) => signals[r.condition] === true && r.actions.length > 0);
+    const rule = tree.rules.find((r) => truth.has(compact(r.condition)) && r.actions.length > 0);
     if (!rule) return;
     const action = rule.actions.join(', ');
     const d = record('recovery', action, rec.tree_hash, []);

@@ -393,8 +393,8 @@ export class DecisionService {
     if (!url) {
       return { api_version: API_VERSION, configured: false, mesh_url: null, hint: 'Set SVC_FLEET_MESH_URL to enable fleet decision mesh proxy', local: this.nonceStatus() };
     }
-    const parse = (r: { status: number; text: string }) => {
-      if (r.status < 200 || r.status >= 300) throw new ApiError(502, 'upstream_error', `fleet decision mesh HTTP ${r.status}: ${r.text.slice(0, 500)}`, { api_version: API_VERSION, configured: true, mesh_url: url });
+    const parse = (r: { status: number; text: string }, required: boolean) => {
+      if (required && (r.status < 200 || r.status >= 300)) throw new ApiError(502, 'upstream_error', `fleet decision mesh HTTP ${r.status}: ${r.text.slice(0, 500)}`, { api_version: API_VERSION, configured: true, mesh_url: url });
       try {
         return JSON.parse(r.text) as unknown;
       } catch {
@@ -402,7 +402,7 @@ export class DecisionService {
       }
     };
     const [nonce, status] = await Promise.all([this.upstream('/v1/fleet/decisions/nonce/status'), this.upstream('/v1/status')]);
-    return { api_version: API_VERSION, configured: true, mesh: { ok: true, mesh_url: url, nonce: parse(nonce), mesh_status: parse(status) } };
+    return { api_version: API_VERSION, configured: true, mesh: { ok: true, mesh_url: url, nonce: parse(nonce, true), mesh_status: parse(status, false) } };
   }
 
   async meshConflicts(query: { round?: string | undefined }) {
