@@ -4,6 +4,7 @@ import path from 'node:path';
 import { API_VERSION } from '../../api/versions.js';
 import { ApiError, badRequest, conflict, notFound } from '../core/errors.js';
 import { resolveInsideProject } from '../project/project-paths.js';
+import { relativeServerPaths } from '../programs/program-service.js';
 import type { ProgramWorkspace } from '../programs/program-workspace.js';
 import type { DecisionSettings } from '../settings/settings.js';
 import type { JsonStore } from '../state/json-store.js';
@@ -65,6 +66,11 @@ export class DecisionService {
 
   async flush(): Promise<void> {
     await Promise.all([this.escalations.flush(), this.mesh.flush()]);
+  }
+
+  /** Remote callers see project-relative paths, and the state directory by its relative name (docs/security.md §5). */
+  private shown<T>(value: T): T {
+    return relativeServerPaths(value, { stateDir: this.deps.stateDir, projectRoot: this.deps.workspace().projectRoot }) as T;
   }
 
   private now(): number {
@@ -151,7 +157,7 @@ export class DecisionService {
         return false;
       }
     });
-    if (!hit) throw notFound(`trace not found: ${requested}`);
+    if (!hit) throw notFound(this.shown(`trace not found: ${requested}`));
     return hit;
   }
 
@@ -223,7 +229,7 @@ export class DecisionService {
         expired: p.expires_at_ms !== null && p.expires_at_ms <= now,
       };
     }
-    return { api_version: API_VERSION, cache_path: file, policy_count: Object.keys(policies).length, updated_at_ms: doc.updated_at_ms, policies };
+    return { api_version: API_VERSION, cache_path: this.shown(file), policy_count: Object.keys(policies).length, updated_at_ms: doc.updated_at_ms, policies };
   }
 
   // ---------------------------------------------------------------------------------------------
