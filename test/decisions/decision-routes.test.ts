@@ -188,6 +188,22 @@ describe('decision routes', () => {
     expect(scout.body.simulation.report.decisions).toEqual([]);
   });
 
+  it('governance and trust come from the live entity registry', async () => {
+    agent.agent.services.entities.register(
+      { id: 'Ghost', entity_type: 'robot', metadata: { 'governance.autonomy_level': 'assisted', 'governance.risk_level': 'high' } },
+      'test',
+    );
+    const r = await agent.json('/v1/decisions/simulate', post({ entity_id: 'Ghost' }));
+    expect(r.status).toBe(200);
+    expect(r.body.simulation.report.passed).toBe(false);
+    expect(r.body.simulation.report.messages).toContain("Autonomy 'assisted' / risk 'high' requires human approval for autonomous actions");
+    const policy = r.body.simulation.report.decisions.find((d: any) => d.decision_type === 'policy');
+    expect(policy.trust_validation.trust_status).toBe((await agent.json('/v1/entities/Ghost/trust')).body.trust_status);
+    // An unknown entity has no registry record: no governance step, trust unknown.
+    const nobody = await agent.json('/v1/decisions/simulate', post({ entity_id: 'Nobody' }));
+    expect(nobody.body.simulation.report.passed).toBe(true);
+  });
+
   it('acceptance 14: offline beyond the policy maximum fails; offline_minutes is honoured', async () => {
     const r = await agent.json('/v1/decisions/simulate', post({ offline: true, entity_id: 'Scout' }));
     expect(r.status).toBe(200);
@@ -339,6 +355,32 @@ describe('escalations', () => {
       const r = await agent.json('/v1/decisions/escalate', post({ escalation_id: 'esc-Rover-1', approver: 'ops' }, OPERATOR));
       expect(r.body.grant.approved_at_ms).toBe(4242);
       expect(JSON.parse(fs.readFileSync(store, 'utf8')).granted['esc-Rover-1'].approver).toBe('ops');
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('SVC_DECISION_REQUIRE_SIGNED_TREES: only trees whose cache signature verifies with the trust key are evaluated', async () => {
+    const root = project();
+    const stateDir = tempDir('svc-dec-signed-');
+    const { canonicalTreeText } = await import('../../agent/programs/runtime/decision-trees.js');
+    const { parseProgram } = await import('../../agent/programs/language/index.js');
+    const { createHmac } = await import('node:crypto');
+    const program = parseProgram(PROGRAM, 'rover.sd');
+    const sign = (i: number, key: string) => createHmac('sha256', key).update(canonicalTreeText(program.decisionTrees[i]!)).digest('hex');
+    fs.writeFileSync(
+      path.join(stateDir, 'decision-policy-cache.json'),
+      JSON.stringify({ version: 1, updated_at_ms: 1, policies: {}, decision_trees: { PartitionLocal: { signature: sign(1, 'trust-key') }, ObstacleReflex: { signature: sign(0, 'wrong-key') } } }),
+    );
+    const agent = await agentFor(root, { stateDir, env: { SVC_DECISION_REQUIRE_SIGNED_TREES: 'yes', SVC_DECISION_POLICY_TRUST_KEY: 'trust-key' } });
+    try {
+      const trees = (await agent.json('/v1/decisions')).body.decision_trees;
+      expect(trees.map((t: any) => t.signature !== null)).toEqual([true, true, false]);
+      const r = await agent.json('/v1/decisions/simulate', post({ network_partition: true, signals: { 'lidar.nearest_distance < 0.5m': true, 'maintenance.window': true } }));
+      const messages: string[] = r.body.simulation.report.messages;
+      expect(messages).toContain("tree 'ObstacleReflex' skipped: signature cannot be verified");
+      expect(messages).toContain("tree 'FirmwareFleet' skipped: signature cannot be verified");
+      expect(messages.filter((m) => m.includes('matched'))).toEqual(["tree 'PartitionLocal' matched condition 'network . partitioned' → [hold_position]"]);
     } finally {
       await agent.close();
     }
