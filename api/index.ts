@@ -3,6 +3,7 @@ import { alertSpecs } from './domains/alerts.js';
 import { auditSpecs } from './domains/audit.js';
 import { authSpecs } from './domains/auth.js';
 import { chaosSpecs } from './domains/chaos.js';
+import { decisionSpecs } from './domains/decisions.js';
 import { deviceSpecs } from './domains/devices.js';
 import { entitySpecs } from './domains/entities.js';
 import { fleetSpecs } from './domains/fleet.js';
@@ -44,4 +45,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...recoverySpecs,
   ...meshSpecs,
   ...chaosSpecs,
+  ...decisionSpecs,
 ];

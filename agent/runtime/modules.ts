@@ -1,5 +1,6 @@
 import { auditModule } from '../audit/module.js';
 import type { DomainModule } from '../core/module.js';
+import { decisionsModule } from '../decisions/module.js';
 import { devicesModule } from '../devices/module.js';
 import { entitiesModule } from '../entities/module.js';
 import { fleetModule } from '../fleet/module.js';
@@ -33,6 +34,7 @@ export const MODULES: readonly DomainModule[] = [
   recoveryModule,
   meshModule,
   chaosModule,
+  decisionsModule,
   metaModule,
   rpcModule,
 ];

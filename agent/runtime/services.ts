@@ -1,6 +1,7 @@
 import type { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
 import type { DeviceActions } from '../devices/device-actions.js';
+import type { DecisionService } from '../decisions/decision-service.js';
 import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
@@ -74,6 +75,8 @@ export interface Services {
   mesh: MeshService;
   /** Chaos experiments: the static experiment over the program and live fault injection (docs/mesh.md § Chaos). */
   chaos: ChaosService;
+  /** Distributed decisions: decision policies of the program, escalations, the fleet decision mesh. */
+  decisions: DecisionService;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

@@ -97,10 +97,36 @@ export interface DecisionSettings {
   trace: boolean;
   /** `SVC_DECISION_POLICY_SIGNING_KEY`, or null for unsigned decision envelopes. */
   policySigningKey: string | null;
+  /** `SVC_DECISION_ESCALATION_STORE`: the escalation store file; default `<state dir>/decision-escalations.json`. */
+  escalationStore: string | null;
+  /** `SVC_DECISION_POLICY_CACHE`: the signed offline-policy cache; default `<state dir>/decision-policy-cache.json`. */
+  policyCache: string | null;
+  /** `SVC_DECISION_POLICY_TRUST_KEY`: HMAC key that verifies signed decision trees and offline policies. */
+  policyTrustKey: string | null;
+  /** `SVC_DECISION_REQUIRE_SIGNED_TREES` ∈ 1/true/yes/on: decision simulation skips trees it cannot verify. */
+  requireSignedTrees: boolean;
+  /** `SVC_SIM_TIME_MS`: "now" for escalation and cache timestamps and offline-policy expiry; null = the clock. */
+  simTimeMs: number | null;
+  /** `SVC_FLEET_MESH_URL`: the fleet decision mesh the decision-mesh routes proxy to; null = this agent's own mesh state. */
+  fleetMeshUrl: string | null;
+  /** `SVC_FLEET_MESH_TOKEN`: bearer token sent to the fleet decision mesh. */
+  fleetMeshToken: string | null;
 }
 
 /** Decision settings of a run nobody configured: no tracing unless asked, unsigned. */
-export const NO_DECISION_SETTINGS: DecisionSettings = { trace: false, policySigningKey: null };
+export const NO_DECISION_SETTINGS: DecisionSettings = {
+  trace: false,
+  policySigningKey: null,
+  escalationStore: null,
+  policyCache: null,
+  policyTrustKey: null,
+  requireSignedTrees: false,
+  simTimeMs: null,
+  fleetMeshUrl: null,
+  fleetMeshToken: null,
+};
+
+const ON_WORDS = ['1', 'true', 'yes', 'on'];
 
 type Env = Record<string, string | undefined>;
 
@@ -187,8 +213,15 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
     entityOverlayPath: overlayPath ? path.resolve(cwd, overlayPath) : path.join(stateDir, 'entity-overlays.json'),
     hal: parseHalEnv(env),
     decisions: {
-      trace: ['1', 'true', 'yes', 'on'].includes((env['SVC_DECISION_TRACE'] ?? '').trim().toLowerCase()),
+      trace: ON_WORDS.includes((env['SVC_DECISION_TRACE'] ?? '').trim().toLowerCase()),
       policySigningKey: env['SVC_DECISION_POLICY_SIGNING_KEY'] || null,
+      escalationStore: text(env, 'SVC_DECISION_ESCALATION_STORE') === null ? null : path.resolve(cwd, text(env, 'SVC_DECISION_ESCALATION_STORE')!),
+      policyCache: text(env, 'SVC_DECISION_POLICY_CACHE') === null ? null : path.resolve(cwd, text(env, 'SVC_DECISION_POLICY_CACHE')!),
+      policyTrustKey: text(env, 'SVC_DECISION_POLICY_TRUST_KEY'),
+      requireSignedTrees: ON_WORDS.includes((env['SVC_DECISION_REQUIRE_SIGNED_TREES'] ?? '').trim().toLowerCase()),
+      simTimeMs: text(env, 'SVC_SIM_TIME_MS') === null ? null : integer(env, 'SVC_SIM_TIME_MS', 0, 0),
+      fleetMeshUrl: text(env, 'SVC_FLEET_MESH_URL')?.trim().replace(/\/+$/, '') ?? null,
+      fleetMeshToken: text(env, 'SVC_FLEET_MESH_TOKEN'),
     },
     controlCenterUrl: text(env, 'SVC_CONTROL_CENTER_URL'),
     mesh: {

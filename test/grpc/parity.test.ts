@@ -168,6 +168,8 @@ function normalise(value: unknown, a: RunningAgent): unknown {
     if (typeof v === 'number' && (/_ms$/.test(key) || key === 'uptime')) return '<ms>';
     if (typeof v === 'string') {
       if (key === 'token') return '<token>';
+      // Decision simulation draws a fresh random nonce per decision (docs/decisions.md).
+      if (key === 'nonce') return '<nonce>';
       return v
         .split(a.stateDir)
         .join('<state>')
