@@ -1,5 +1,6 @@
 import type { MutationAudit } from '../audit/mutation-audit.js';
 import type { Operation } from '../core/operation.js';
+import type { DeviceActions } from '../devices/device-actions.js';
 import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
@@ -45,6 +46,8 @@ export interface Services {
   hal: HalSettings;
   /** Live HAL attachments: what devices say arrives here; commands and firmware go out from here. */
   deviceHub: DeviceHub;
+  /** What recovery and chaos experiments do to devices: reset, reconnect, failover, quarantine, link loss, noise. */
+  deviceActions: DeviceActions;
   incidents: IncidentService;
   /** Fleet views (robots, device tree, device reports, failover chains), package trust and the policies in force. */
   fleet: FleetService;
