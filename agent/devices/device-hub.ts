@@ -114,6 +114,8 @@ export class DeviceHub implements AttachmentSink {
   }
 
   lost(deviceId: string, reason: string): void {
+    // The agent closing its own links is not the device going away: its lifecycle (persisted) stays.
+    if (this.closing) return;
     this.deps.health.lost(deviceId, reason);
     this.signal({ kind: 'lost', device_id: deviceId, reason });
   }
@@ -289,7 +291,10 @@ export class DeviceHub implements AttachmentSink {
     return [...this.attachments.values()].map((a) => ({ ...a.stats(), devices: a.devices() }));
   }
 
+  private closing = false;
+
   async close(): Promise<void> {
+    this.closing = true;
     this.deps.health.stop();
     await Promise.all([...this.attachments.values()].map((a) => a.close().catch(() => undefined)));
     this.attachments.clear();
