@@ -61,6 +61,8 @@ export class DeviceHub implements AttachmentSink {
   private readonly factories = new Map<string, AttachmentFactory>();
   private readonly fresh = new Set<string>();
   private readonly watchers = new Set<(signal: DeviceSignal) => void>();
+  /** Devices whose link the agent is cycling on purpose (reconnect action). */
+  private readonly cycling = new Set<string>();
 
   constructor(
     private readonly deps: {
@@ -87,6 +89,7 @@ export class DeviceHub implements AttachmentSink {
       this.deps.bus.publish(platformEvent('EntityCreated', 'svc-hal', { entity_id: record.id, entity_type: 'device', transport: identity.transport }, record.id));
     }
     this.deps.health.heard(identity.id);
+    this.cycling.delete(identity.id);
     this.signal({ kind: 'identity', device_id: identity.id });
   }
 
@@ -115,7 +118,8 @@ export class DeviceHub implements AttachmentSink {
 
   lost(deviceId: string, reason: string): void {
     // The agent closing its own links is not the device going away: its lifecycle (persisted) stays.
-    if (this.closing) return;
+    // Nor is a reconnect the agent asked for: if the device does not come back, the timeout says so.
+    if (this.closing || this.cycling.has(deviceId)) return;
     this.deps.health.lost(deviceId, reason);
     this.signal({ kind: 'lost', device_id: deviceId, reason });
   }
@@ -271,7 +275,15 @@ export class DeviceHub implements AttachmentSink {
   async reconnect(deviceId: string, reason: string): Promise<void> {
     const a = this.attachmentOf(deviceId);
     if (!a.reconnect) throw new ApiError(409, 'conflict', `reconnecting a single device is not available over ${a.transport}`);
-    await a.reconnect(deviceId, reason);
+    // Until it identifies again (or 30 s pass), the drop this causes is not reported as a lost device.
+    this.cycling.add(deviceId);
+    setTimeout(() => this.cycling.delete(deviceId), 30_000).unref();
+    try {
+      await a.reconnect(deviceId, reason);
+    } catch (err) {
+      this.cycling.delete(deviceId);
+      throw err;
+    }
   }
 
   /** Chaos: set (null lifts) a fault on the device's link, applied in the agent's receive and send paths. */

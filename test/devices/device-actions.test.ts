@@ -221,6 +221,7 @@ describe.skipIf(!socatAvailable)(`device actions on emulated devices over socat 
   it('reconnect: the link is closed and reopened and the device identifies itself again', async () => {
     const p = await pair();
     const a = await agentOn([p.a]);
+    const health = healthLog(a);
     children.push(simDevice(['--serial', p.b, '--id', 'env-4', '--type', 'environment', '--rate', '5']));
     await attached(a, 'env-4');
     const before = a.agent.services.deviceHub.linkStatsOf('env-4')['link'] as { reconnects: number };
@@ -231,6 +232,8 @@ describe.skipIf(!socatAvailable)(`device actions on emulated devices over socat 
     expect(after).toMatchObject({ state: 'open' });
     expect(after.reconnects).toBe(before.reconnects + 1);
     await attached(a, 'env-4', 'healthy');
+    // A reconnect the agent asked for is not a lost device: no offline, no critical alert.
+    expect(health.changes.filter((c) => c.device === 'env-4' && c.to === 'offline')).toEqual([]);
   }, 60_000);
 
   it('link loss: the health monitor sees the device go offline after the timeout and come back by itself', async () => {
@@ -282,5 +285,24 @@ describe.skipIf(!socatAvailable)(`device actions on emulated devices over socat 
     // Restored: frames decode again.
     const okAfter = after.frames_ok;
     await eventually(() => errors().frames_ok, (n) => n > okAfter + 10, 10_000);
+  }, 60_000);
+
+  it('SLCAN: a CAN node is reset and reconnected without reopening the shared adapter', async () => {
+    const p = await pair();
+    const a = await startAgent({ env: { SVC_API_KEY: ADMIN, SVC_HAL_SLCAN_PORTS: p.a, SVC_HAL_OFFLINE_AFTER_MS: '1500' } });
+    agents.push(a);
+    await a.agent.services.deviceHub.start(3000);
+    children.push(simDevice(['--slcan', p.b, '--id', 'drive-3', '--node', '9', '--type', 'motor_controller', '--rate', '10', '--fault', 'overcurrent']));
+    await attached(a, 'drive-3', 'degraded');
+    const actions = a.agent.services.deviceActions;
+    const busBefore = (a.agent.services.deviceHub.linkStatsOf('drive-3') as { bus: { reconnects: number } }).bus.reconnects;
+    const r = await actions.reset('drive-3', 10_000);
+    expect(r, r.detail).toMatchObject({ ok: true, action: 'reset' });
+    const c = await actions.reconnect('drive-3', 10_000);
+    expect(c, c.detail).toMatchObject({ ok: true, action: 'reconnect' });
+    console.log(`SLCAN drive-3: reset ${r.duration_ms} ms, reconnect ${c.duration_ms} ms`);
+    const stats = a.agent.services.deviceHub.linkStatsOf('drive-3') as { bus: { reconnects: number; state: string } };
+    expect(stats.bus).toMatchObject({ state: 'open', reconnects: busBefore });
+    await attached(a, 'drive-3', 'healthy');
   }, 60_000);
 });

@@ -118,12 +118,13 @@ export class CanAttachment implements Attachment {
     return entry[0];
   }
 
-  /** The bus is shared: reconnecting one node's link closes and reopens the whole adapter, then calls the roll. */
+  /**
+   * The bus is shared with the other nodes, so one node's reconnect does not reopen the adapter: the
+   * node's session is dropped (pending commands cancelled, the device reported lost) and the bus is
+   * asked who is there again; the node answers the broadcast HELLO with its IDENTITY.
+   */
   async reconnect(deviceId: string, reason: string): Promise<void> {
-    this.nodeOf(deviceId);
-    for (const e of this.nodes.values()) e.lost(`CAN bus ${this.target} reopened: ${reason}`);
-    await this.bus.close();
-    await this.bus.open({ timeoutMs: 5000 });
+    this.endpointOf(deviceId).lost(`CAN node session restarted: ${reason}`);
     this.rollCall();
   }
 
