@@ -19,7 +19,7 @@ class SignalLog {
   private wake: (() => void) | null = null;
   private readonly stop: () => void;
 
-  constructor(hub: DeviceHub, private readonly deviceId: string) {
+  constructor(hub: DeviceHub, deviceId: string) {
     this.stop = hub.watch((s) => {
       if (s.device_id !== deviceId) return;
       this.seen.push(s);
@@ -56,10 +56,6 @@ class SignalLog {
   close(): void {
     this.stop();
     this.wake?.();
-  }
-
-  get id(): string {
-    return this.deviceId;
   }
 }
 

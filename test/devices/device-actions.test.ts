@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeviceActions } from '../../agent/devices/device-actions.js';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
+import { MOSQUITTO_SKIP_REASON, startMosquitto } from '../helpers/mosquitto.js';
 import { fleetProject } from '../helpers/project-fixture.js';
 import { REPO_ROOT, SVC_BIN } from '../helpers/spawn-agent.js';
 import { eventually } from '../helpers/stream-client.js';
@@ -304,5 +305,38 @@ describe.skipIf(!socatAvailable)(`device actions on emulated devices over socat 
     const stats = a.agent.services.deviceHub.linkStatsOf('drive-3') as { bus: { reconnects: number; state: string } };
     expect(stats.bus).toMatchObject({ state: 'open', reconnects: busBefore });
     await attached(a, 'drive-3', 'healthy');
+  }, 60_000);
+});
+
+describe.skipIf(MOSQUITTO_SKIP_REASON !== null)(`device actions on an emulated MQTT device ${MOSQUITTO_SKIP_REASON ?? ''}`, () => {
+  it('reset (no reboot command: clear_faults only), link loss and noise over MQTT', async () => {
+    const broker = await startMosquitto();
+    const a = await startAgent({ env: { SVC_API_KEY: ADMIN, SVC_HAL_MQTT_URL: broker.url, SVC_HAL_OFFLINE_AFTER_MS: '1000' } });
+    const child = simDevice(['--mqtt', broker.url, '--id', 'probe-9', '--type', 'environment', '--rate', '10', '--fault', 'overtemperature']);
+    try {
+      await a.agent.services.deviceHub.start(3000);
+      const health = healthLog(a);
+      const { devices, deviceHub, deviceActions } = a.agent.services;
+      await eventually(() => devices.get('probe-9')?.health_status === 'degraded' && deviceHub.has('probe-9'), (v) => v, 20_000, 50);
+      const r = await deviceActions.reset('probe-9', 8000);
+      expect(r, r.detail).toMatchObject({ ok: true, action: 'reset' });
+      expect(r.detail).toMatch(/reboot answered rejected/);
+
+      const t0 = Date.now();
+      await deviceActions.injectLinkLoss('probe-9', 2500);
+      const offline = await health.waitFor((c) => c.device === 'probe-9' && c.to === 'offline', 5000, t0);
+      const back = await health.waitFor((c) => c.device === 'probe-9' && c.from === 'offline', 5000, t0);
+      console.log(`MQTT probe-9: reset ${r.duration_ms} ms; link loss offline after ${offline.at - t0} ms, back ${back.at - t0} ms`);
+      expect(back.at).toBeGreaterThan(offline.at);
+
+      await deviceActions.injectNoise('probe-9', 1000, 0.5);
+      const injected = (deviceHub.linkStatsOf('probe-9')['injected_faults'] as Record<string, { corrupted_in: number; dropped_in: number }>)['probe-9']!;
+      expect(injected.dropped_in).toBeGreaterThan(0);
+      expect(injected.corrupted_in).toBeGreaterThan(0);
+    } finally {
+      child.kill('SIGKILL');
+      await a.close();
+      await broker.dispose();
+    }
   }, 60_000);
 });
