@@ -17,6 +17,7 @@ export function emulatedFirmwareFor(spec: EmulatorSpec, send: (msg: Message) => 
     },
     telemetryPeriodMs: Math.max(1, Math.round(1000 / spec.rateHz)),
     faults: spec.faults,
+    persistentFaults: spec.persistentFaults ?? [],
     selfTestPasses: spec.firmwareSelfTest !== 'fail',
     flashFault: spec.firmwareSelfTest === 'corrupt',
     send,

@@ -7,6 +7,8 @@ export interface EmulatorSpec {
   firmwareVersion: string;
   rateHz: number;
   faults: string[];
+  /** Hardware faults that survive `clear_faults` and reboots. */
+  persistentFaults?: string[];
   seed: number;
   /** `fail`: updates activate but fail their self-test and roll back; `corrupt`: flash writes corrupt the image. */
   firmwareSelfTest?: 'pass' | 'fail' | 'corrupt';

@@ -10,14 +10,16 @@ export interface SimDeviceOptions {
   rateHz: number;
   /** Faults reported in heartbeats from the start (e.g. `overtemp`). */
   faults: string[];
+  /** Hardware faults that survive clear_faults and reboots. */
+  persistentFaults?: string[];
   seed: number;
 }
 
-const KNOWN = new Set(['serial', 'slcan', 'mqtt', 'id', 'type', 'firmware', 'rate', 'fault', 'seed', 'node', 'baud', 'bitrate', 'prefix', 'update-self-test', 'corrupt-every']);
+const KNOWN = new Set(['serial', 'slcan', 'mqtt', 'id', 'type', 'firmware', 'rate', 'fault', 'persistent-fault', 'seed', 'node', 'baud', 'bitrate', 'prefix', 'update-self-test', 'corrupt-every']);
 
 /**
  * `svc sim-device --serial PATH | --slcan PATH | --mqtt URL --id ID [--type T] [--firmware V]
- * [--rate HZ] [--fault NAME[,NAME]] [--seed N]`: an emulated device that speaks the real protocol
+ * [--rate HZ] [--fault NAME[,NAME]] [--persistent-fault NAME[,NAME]] [--seed N]`: an emulated device that speaks the real protocol
  * over the real transport until interrupted.
  */
 export async function simDeviceCommand(options: Map<string, string | true>): Promise<void> {
@@ -40,6 +42,8 @@ export async function simDeviceCommand(options: Map<string, string | true>): Pro
     faults: (str('fault') ?? '').split(',').filter(Boolean),
     seed: Number(str('seed') ?? '1') || 1,
   };
+  const persistent = (str('persistent-fault') ?? '').split(',').filter(Boolean);
+  if (persistent.length > 0) sim.persistentFaults = persistent;
   const selfTest = str('update-self-test');
   if (selfTest !== null && !['pass', 'fail', 'corrupt'].includes(selfTest)) throw new UsageError('--update-self-test must be pass, fail or corrupt');
   if (selfTest) sim.firmwareSelfTest = selfTest as 'pass' | 'fail' | 'corrupt';

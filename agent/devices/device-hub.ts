@@ -6,6 +6,16 @@ import type { Attachment, AttachmentSink, CommandOutcome, FirmwareOutcome } from
 import type { DeviceRegistry, DeviceTransport, ObservedIdentity } from './device-registry.js';
 import type { HalSettings } from '../settings/hal.js';
 import type { HealthMonitor } from './health-monitor.js';
+import type { LinkFault } from './attachments/link-faults.js';
+
+export type { LinkFault } from './attachments/link-faults.js';
+
+/** What a device just said or suffered, as the hub saw it (after the registry and health monitor took it in). */
+export type DeviceSignal =
+  | { kind: 'identity'; device_id: string }
+  | { kind: 'heartbeat'; device_id: string; faults: string[] }
+  | { kind: 'telemetry'; device_id: string }
+  | { kind: 'lost'; device_id: string; reason: string };
 
 /** Discovery transports this agent implements, and the reference's others, which it names honestly. */
 export const HAL_TRANSPORTS = ['serial', 'can', 'mqtt'] as const;
@@ -50,6 +60,9 @@ export class DeviceHub implements AttachmentSink {
   private readonly byDevice = new Map<string, Attachment>();
   private readonly factories = new Map<string, AttachmentFactory>();
   private readonly fresh = new Set<string>();
+  private readonly watchers = new Set<(signal: DeviceSignal) => void>();
+  /** Devices whose link the agent is cycling on purpose (reconnect action). */
+  private readonly cycling = new Set<string>();
 
   constructor(
     private readonly deps: {
@@ -76,6 +89,8 @@ export class DeviceHub implements AttachmentSink {
       this.deps.bus.publish(platformEvent('EntityCreated', 'svc-hal', { entity_id: record.id, entity_type: 'device', transport: identity.transport }, record.id));
     }
     this.deps.health.heard(identity.id);
+    this.cycling.delete(identity.id);
+    this.signal({ kind: 'identity', device_id: identity.id });
   }
 
   telemetry(deviceId: string, metric: string, value: unknown, unit: string | null, tsMs: number): void {
@@ -91,16 +106,38 @@ export class DeviceHub implements AttachmentSink {
       ...(tsMs ? { device_ts_ms: tsMs } : {}),
     });
     this.deps.health.heard(deviceId);
+    if (this.watchers.size > 0) this.signal({ kind: 'telemetry', device_id: deviceId });
   }
 
   heartbeat(deviceId: string, faults: string[]): void {
     const d = this.deps.registry.get(deviceId);
     this.deps.telemetry.append({ kind: 'device_heartbeat', device_id: deviceId, protocol: d?.protocol ?? undefined, faults, timestamp_ms: Date.now() });
     this.deps.health.heard(deviceId, faults);
+    this.signal({ kind: 'heartbeat', device_id: deviceId, faults });
   }
 
   lost(deviceId: string, reason: string): void {
+    // The agent closing its own links is not the device going away: its lifecycle (persisted) stays.
+    // Nor is a reconnect the agent asked for: if the device does not come back, the timeout says so.
+    if (this.closing || this.cycling.has(deviceId)) return;
     this.deps.health.lost(deviceId, reason);
+    this.signal({ kind: 'lost', device_id: deviceId, reason });
+  }
+
+  /** Follow what devices say (identity, heartbeats, telemetry, losses) as it arrives; returns the unsubscribe. */
+  watch(listener: (signal: DeviceSignal) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+
+  private signal(s: DeviceSignal): void {
+    for (const w of this.watchers) {
+      try {
+        w(s);
+      } catch (err) {
+        this.deps.log(`warning: device signal listener failed: ${(err as Error).message}`);
+      }
+    }
   }
 
   private readonly notes: string[] = [];
@@ -234,11 +271,42 @@ export class DeviceHub implements AttachmentSink {
     return a.updateFirmware(deviceId, image, version);
   }
 
+  /** Drop and reopen the link that reaches the device (HAL reconnect); the device is greeted again when it is back. */
+  async reconnect(deviceId: string, reason: string): Promise<void> {
+    const a = this.attachmentOf(deviceId);
+    if (!a.reconnect) throw new ApiError(409, 'conflict', `reconnecting a single device is not available over ${a.transport}`);
+    // Until it identifies again (or 30 s pass), the drop this causes is not reported as a lost device.
+    this.cycling.add(deviceId);
+    setTimeout(() => this.cycling.delete(deviceId), 30_000).unref();
+    try {
+      await a.reconnect(deviceId, reason);
+    } catch (err) {
+      this.cycling.delete(deviceId);
+      throw err;
+    }
+  }
+
+  /** Chaos: set (null lifts) a fault on the device's link, applied in the agent's receive and send paths. */
+  injectFault(deviceId: string, fault: LinkFault | null): void {
+    const a = this.attachmentOf(deviceId);
+    if (!a.injectFault) throw new ApiError(409, 'conflict', `fault injection is not available over ${a.transport}`);
+    a.injectFault(deviceId, fault);
+  }
+
+  /** Stats of the attachment that reaches the device (link, frame and error counters). */
+  linkStatsOf(deviceId: string): Record<string, unknown> {
+    const a = this.attachmentOf(deviceId);
+    return { ...a.stats(), devices: a.devices() };
+  }
+
   stats(): Array<Record<string, unknown>> {
     return [...this.attachments.values()].map((a) => ({ ...a.stats(), devices: a.devices() }));
   }
 
+  private closing = false;
+
   async close(): Promise<void> {
+    this.closing = true;
     this.deps.health.stop();
     await Promise.all([...this.attachments.values()].map((a) => a.close().catch(() => undefined)));
     this.attachments.clear();

@@ -70,6 +70,27 @@ export class DevicePool {
     return { ok: true, device_id: deviceId, lifecycle_state: d.lifecycle_state, message: `device quarantined: ${reason}` };
   }
 
+  /**
+   * Failover: `failedId` leaves service (quarantined with the reason, released from its robot) and
+   * `backupId` serves the robot in its place (`active`, or `degraded` when it reports faults). Both
+   * moves are the agent's own decision on a device that stopped serving, so they bypass the table.
+   */
+  failover(failedId: string, backupId: string, reason: string): { failed: DeviceRecord; backup: DeviceRecord; robot: string | null } {
+    const failed = this.registry.require(failedId);
+    const backup = this.registry.require(backupId);
+    const robot = failed.assigned_robot ?? backup.assigned_robot ?? failed.robot_id ?? backup.robot_id;
+    this.registry.transition(failedId, 'quarantined', { override: true, changes: { quarantine_reason: `failover to ${backupId}: ${reason}`, assigned_robot: null } });
+    const serving = backup.health_status === 'degraded' ? 'degraded' : 'active';
+    this.registry.transition(backupId, serving, { override: true, changes: { assigned_robot: robot, quarantine_reason: null } });
+    this.alerts.raise({
+      alert_type: 'custom',
+      severity: 'warning',
+      source: 'device-failover',
+      message: `device ${failedId} failed over to ${backupId}${robot ? ` (robot ${robot})` : ''}: ${reason}`,
+    });
+    return { failed: this.registry.require(failedId), backup: this.registry.require(backupId), robot };
+  }
+
   trust(deviceId: string, actor: string): LifecycleResult {
     const current = this.registry.require(deviceId);
     const promote = current.lifecycle_state === 'discovered' || current.lifecycle_state === 'quarantined';

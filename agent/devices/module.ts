@@ -3,6 +3,7 @@ import { resolveHalSettings } from '../settings/hal.js';
 import { canFactory } from './attachments/can-factory.js';
 import { mqttFactory } from './attachments/mqtt-factory.js';
 import { serialFactory } from './attachments/serial-factory.js';
+import { DeviceActionsService } from './device-actions-service.js';
 import { DeviceHub } from './device-hub.js';
 import { DevicePool } from './device-pool.js';
 import { DeviceRegistry } from './device-registry.js';
@@ -25,8 +26,10 @@ export const devicesModule = defineModule({
     deviceHub.register(mqttFactory(hal));
     deviceHub.register(serialFactory(hal));
     deviceHub.register(canFactory(hal));
+    const devicePool = new DevicePool(devices, health, alerts, project.config);
+    const deviceActions = new DeviceActionsService({ hub: deviceHub, registry: devices, pool: devicePool, health });
     return {
-      provides: { hal, devices, deviceHub, devicePool: new DevicePool(devices, health, alerts, project.config) },
+      provides: { hal, devices, deviceHub, devicePool, deviceActions },
       handlers: deviceHandlers,
       async close() {
         await deviceHub.close();

@@ -51,6 +51,8 @@ export interface Services {
   hal: HalSettings;
   /** Live HAL attachments: what devices say arrives here; commands and firmware go out from here. */
   deviceHub: DeviceHub;
+  /** What recovery and chaos experiments do to devices: reset, reconnect, failover, quarantine, link loss, noise. */
+  deviceActions: DeviceActions;
   incidents: IncidentService;
   /** Fleet views (robots, device tree, device reports, failover chains), package trust and the policies in force. */
   fleet: FleetService;
@@ -67,8 +69,6 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** Program analysis, simulation and replay (`/v1/programs/*`, `/v1/trust/program`). */
   programs: ProgramService;
-  /** Device effects beyond reading (reset, reconnect, failover, quarantine, chaos faults); provided by the devices domain. */
-  deviceActions: DeviceActions;
   /** The recovery orchestrator: plans, executions and the evidence history (`/v1/recovery/*`). */
   recovery: RecoveryService;
   /** The entity mesh: registry + persisted mesh store (docs/mesh.md). */

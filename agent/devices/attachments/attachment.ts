@@ -1,4 +1,5 @@
 import type { DeviceTransport, ObservedIdentity } from '../device-registry.js';
+import type { LinkFault } from './link-faults.js';
 
 /** What an attachment reports about the devices behind it; implemented by the device hub. */
 export interface AttachmentSink {
@@ -35,5 +36,9 @@ export interface Attachment {
   sendCommand(deviceId: string, name: string, args: Record<string, unknown>, timeoutMs: number): Promise<CommandOutcome>;
   updateFirmware?(deviceId: string, image: Uint8Array, version: string, onProgress?: (sent: number, total: number) => void): Promise<FirmwareOutcome>;
   stats(): Record<string, unknown>;
+  /** Drop and reopen the medium that reaches the device (the HAL link's reconnect); resolves once the drop is under way. */
+  reconnect?(deviceId: string, reason: string): Promise<void>;
+  /** Chaos: set (or lift, with null) a fault on what this attachment carries for one device, both ways. */
+  injectFault?(deviceId: string, fault: LinkFault | null): void;
   close(): Promise<void>;
 }

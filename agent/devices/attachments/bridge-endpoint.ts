@@ -113,6 +113,11 @@ export class BridgeEndpoint {
     if (this.tracker.handle(msg)) return;
     switch (msg.type) {
       case 'identity': {
+        // A device announcing itself after a boot (unsolicited, nonce 0): greet it (docs/firmware-bridge.md § 7).
+        if (msg.nonce === 0 && this.nonce !== 0) {
+          if (!this.updater) this.greet();
+          return;
+        }
         if (msg.nonce !== this.nonce) return; // an answer to an older or someone else's HELLO
         this.stopHello();
         this.deviceId = msg.device_id;

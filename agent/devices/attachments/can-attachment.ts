@@ -5,6 +5,7 @@ import type { CanFrame, LinkState } from '../../../hal/index.js';
 import { notFound } from '../../core/errors.js';
 import type { Attachment, AttachmentSink, CommandOutcome, FirmwareOutcome } from './attachment.js';
 import { BridgeEndpoint } from './bridge-endpoint.js';
+import { LinkFaultInjector, type LinkFault } from './link-faults.js';
 
 /** What the attachment needs of a CAN transport: SLCAN adapters and SocketCAN links both provide it. */
 export interface CanBus {
@@ -31,6 +32,8 @@ export class CanAttachment implements Attachment {
   private readonly seq = new SeqCounter();
   private nonce = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** Chaos hooks by node: a corrupted CAN frame fails the controller's CRC and is lost, so noise drops frames. */
+  private readonly faults = new Map<number, LinkFaultInjector>();
 
   constructor(
     readonly transport: 'slcan' | 'socketcan',
@@ -39,6 +42,8 @@ export class CanAttachment implements Attachment {
     private readonly sink: AttachmentSink,
   ) {
     bus.on('frame', (frame) => {
+      const fault = this.faults.get(frame.id & 0x3f);
+      if (fault && !fault.passes('in')) return;
       const delivery = this.reassembler.push(frame);
       if (!delivery || delivery.direction !== 'from_device') return;
       this.endpointFor(delivery.node).handle(delivery.message);
@@ -51,6 +56,8 @@ export class CanAttachment implements Attachment {
   }
 
   private sendTo(node: number, msg: Message): void {
+    const fault = this.faults.get(node);
+    if (fault && !fault.passes('out')) return;
     for (const f of encodeCanMessage(msg, { node, direction: 'to_device' })) this.bus.send({ ...f, error: false });
   }
 
@@ -101,7 +108,31 @@ export class CanAttachment implements Attachment {
   }
 
   stats(): Record<string, unknown> {
-    return { transport: this.transport, target: this.target, bus: this.bus.stats(), reassembler: { ...this.reassembler.stats }, nodes: this.nodes.size };
+    const injected = Object.fromEntries([...this.faults.entries()].map(([node, f]) => [String(node), f.stats()]));
+    return { transport: this.transport, target: this.target, bus: this.bus.stats(), reassembler: { ...this.reassembler.stats }, nodes: this.nodes.size, injected_faults: injected };
+  }
+
+  private nodeOf(deviceId: string): number {
+    const entry = [...this.nodes.entries()].find(([, e]) => e.deviceId === deviceId);
+    if (!entry) throw notFound('device not found');
+    return entry[0];
+  }
+
+  /**
+   * The bus is shared with the other nodes, so one node's reconnect does not reopen the adapter: the
+   * node's session is dropped (pending commands cancelled, the device reported lost) and the bus is
+   * asked who is there again; the node answers the broadcast HELLO with its IDENTITY.
+   */
+  async reconnect(deviceId: string, reason: string): Promise<void> {
+    this.endpointOf(deviceId).lost(`CAN node session restarted: ${reason}`);
+    this.rollCall();
+  }
+
+  injectFault(deviceId: string, fault: LinkFault | null): void {
+    const node = this.nodeOf(deviceId);
+    let f = this.faults.get(node);
+    if (!f) this.faults.set(node, (f = new LinkFaultInjector()));
+    f.set(fault);
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,7 @@ import type { Message } from '../../../firmware-bridge/messages.js';
 import { SerialLink } from '../../../hal/index.js';
 import type { Attachment, AttachmentSink, CommandOutcome, FirmwareOutcome } from './attachment.js';
 import { BridgeEndpoint } from './bridge-endpoint.js';
+import { LinkFaultInjector, type LinkFault } from './link-faults.js';
 
 /**
  * One serial line with one firmware-bridge device on it: COBS frames over the link, a HELLO on
@@ -13,12 +14,23 @@ export class SerialAttachment implements Attachment {
   private readonly link: SerialLink;
   private readonly decoder = new FrameDecoder();
   private readonly endpoint: BridgeEndpoint;
+  /** Chaos hook: frames of this line dropped or corrupted in the agent's receive and send paths. */
+  private readonly faults = new LinkFaultInjector();
 
   constructor(readonly target: string, baudRate: number, sink: AttachmentSink) {
     this.link = new SerialLink({ path: target, baudRate });
-    this.endpoint = new BridgeEndpoint((m: Message) => this.link.write(encodeMessage(m)), sink, { transport: 'serial', port: target });
+    this.endpoint = new BridgeEndpoint(
+      (m: Message) => {
+        const frame = this.faults.outboundFrame(encodeMessage(m));
+        if (frame) this.link.write(frame);
+      },
+      sink,
+      { transport: 'serial', port: target },
+    );
     this.link.on('open', () => this.endpoint.greet());
-    this.link.on('data', (chunk) => {
+    this.link.on('data', (raw) => {
+      const chunk = this.faults.inboundBytes(raw);
+      if (!chunk) return;
       for (const msg of this.decoder.push(chunk)) this.endpoint.handle(msg);
     });
     this.link.on('state', (to) => {
@@ -44,7 +56,24 @@ export class SerialAttachment implements Attachment {
   }
 
   stats(): Record<string, unknown> {
-    return { transport: 'serial', target: this.target, link: this.link.stats(), frames: { ...this.decoder.stats }, device_errors: this.endpoint.errorsFromDevice };
+    return {
+      transport: 'serial',
+      target: this.target,
+      link: this.link.stats(),
+      frames: { ...this.decoder.stats },
+      device_errors: this.endpoint.errorsFromDevice,
+      injected_faults: this.faults.stats(),
+    };
+  }
+
+  /** The HAL link drops the port and reopens it after its backoff; the endpoint greets the device again on open. */
+  async reconnect(_deviceId: string, reason: string): Promise<void> {
+    if (this.link.state === 'closed') throw new Error(`serial line ${this.target} is closed`);
+    this.link.restart(reason);
+  }
+
+  injectFault(_deviceId: string, fault: LinkFault | null): void {
+    this.faults.set(fault);
   }
 
   async close(): Promise<void> {
