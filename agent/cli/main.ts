@@ -96,9 +96,9 @@ export async function main(argv: readonly string[]): Promise<number> {
       const { runProgramCommand } = await import('./program-command.js');
       return await runProgram(() => runProgramCommand(programSpec, found.rest, options, loadSettings()));
     }
-    const input = buildInput(found.op, found.rest, options);
     const settings = loadSettings();
     const url = typeof options.get('url') === 'string' ? (options.get('url') as string) : settings.controlCenterUrl;
+    const input = buildInput(found.op, found.rest, options, url ? undefined : process.cwd());
     const call = () => (url ? runRemote(found.op, input, url, settings.apiKey) : runLocal(found.op, input, options));
     const form = TEXT_FORMS[found.op.id];
     if (!form) {

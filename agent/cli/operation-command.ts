@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import { ApiError } from '../core/errors.js';
 import { invoke } from '../core/invoke.js';
 import { cliWords, pathParams, type OperationSpec } from '../core/operation.js';
@@ -33,7 +34,12 @@ function optionValue(v: string | true): unknown {
   }
 }
 
-export function buildInput(op: OperationSpec, rest: readonly string[], options: Map<string, string | true>) {
+/**
+ * The operation's input from the command line. `localCwd` is set when the command runs in-process:
+ * a positional FILE is then the local user's path, relative to their working directory (over
+ * `--url` it is sent as typed and the server resolves it against its project root).
+ */
+export function buildInput(op: OperationSpec, rest: readonly string[], options: Map<string, string | true>, localCwd?: string) {
   const names = pathParams(op.path);
   const positional = op.cliArgs ?? [];
   // Positional fields are optional from the right (a missing FILE means the server's --program).
@@ -45,8 +51,9 @@ export function buildInput(op: OperationSpec, rest: readonly string[], options: 
   const fields: Record<string, unknown> = {};
   const query: Record<string, string> = {};
   positional.forEach((field, i) => {
-    const value = rest[names.length + i];
-    if (value === undefined) return;
+    const given = rest[names.length + i];
+    if (given === undefined) return;
+    const value = field === 'file' && localCwd ? path.resolve(localCwd, given) : given;
     if (op.method === 'GET') query[field] = value;
     else fields[field] = value;
   });

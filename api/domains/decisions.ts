@@ -75,6 +75,8 @@ export const listDecisions = defineSpec<Record<string, never>, DecisionFileQuery
   rpc: { name: 'ListDecisions', request: 'QueryRequest' },
   jsonRpc: true,
   cli: ['decisions', 'list'],
+  cliAliases: [['decision', 'list']],
+  cliArgs: ['file'],
   query: decisionFileQuerySchema,
 });
 

@@ -20,6 +20,9 @@ export type RecoveryBody = z.infer<typeof recoveryBodySchema>;
 
 export const recoveryGraphQuerySchema = z.lazy(() => z.object({ entity_id: z.string().max(256).optional() }));
 
+/** `svc recovery plan FILE [--failure KIND] [--entity ID] [--playbook NAME]`. */
+const RECOVERY_CLI = { cliArgs: ['file'], cliOptions: { entity: 'entity_id', force: 'force_execute' } };
+
 const get = (id: string, path: string, summary: string, rpc: string | null, cli: string[]) =>
   defineSpec({
     id,
@@ -42,6 +45,7 @@ const post = (id: string, path: string, summary: string, rpc: string, cli: strin
     access: { kind: 'sensitive-read' },
     rpc: { name: rpc, request: 'JsonBodyRequest' },
     cli,
+    ...RECOVERY_CLI,
     body: recoveryBodySchema,
   });
 
@@ -81,6 +85,7 @@ export const executeRecovery = defineSpec<RecoveryBody>({
   access: { kind: 'action', action: 'Recover' },
   rpc: { name: 'ExecuteRecovery', request: 'JsonBodyRequest' },
   cli: ['recovery', 'execute'],
+  ...RECOVERY_CLI,
   body: recoveryBodySchema,
 });
 

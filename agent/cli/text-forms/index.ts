@@ -1,4 +1,6 @@
+import { decisionList } from './decisions.js';
 import { entityGraph, entityList } from './entities.js';
+import { recoveryExplanation, recoveryReport } from './recovery.js';
 import type { TextForm } from './text-form.js';
 
 export type { TextForm } from './text-form.js';
@@ -7,4 +9,10 @@ export type { TextForm } from './text-form.js';
 export const TEXT_FORMS: Readonly<Record<string, TextForm>> = {
   listEntities: entityList,
   getEntityGraph: entityGraph,
+  planRecovery: recoveryReport,
+  simulateRecovery: recoveryReport,
+  validateRecovery: recoveryReport,
+  executeRecovery: recoveryReport,
+  explainRecovery: recoveryExplanation,
+  listDecisions: decisionList,
 };
