@@ -1,6 +1,7 @@
 import { adminSpecs } from './domains/admin.js';
 import { alertSpecs } from './domains/alerts.js';
 import { auditSpecs } from './domains/audit.js';
+import { autonomySpecs } from './domains/autonomy.js';
 import { authSpecs } from './domains/auth.js';
 import { deviceSpecs } from './domains/devices.js';
 import { entitySpecs } from './domains/entities.js';
@@ -36,4 +37,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...sreSpecs,
   ...programSpecs,
   ...rpcSpecs,
+  ...autonomySpecs,
 ];

@@ -278,6 +278,11 @@ export class ProgramEngine {
         missions: r.missions.map((m) => ({ name: m.name })),
       })),
       missionPlans: program.missionPlans.map((p) => ({ name: p.name })),
+      killSwitches: [
+        ...program.killSwitches.map((k) => ({ name: k.name, robot: null, actions: [...k.actions] })),
+        ...program.robots.flatMap((r) => r.killSwitches.map((k) => ({ name: k.name, robot: r.name, actions: [...k.actions] }))),
+      ],
+      decisionTrees: program.decisionTrees.map((t) => ({ name: t.name, layer: t.layer, rules: t.rules.map((r) => ({ condition: r.condition, actions: [...r.actions] })) })),
     };
   }
 

@@ -1,4 +1,5 @@
 import { auditModule } from '../audit/module.js';
+import { autonomyModule } from '../autonomy/module.js';
 import type { DomainModule } from '../core/module.js';
 import { devicesModule } from '../devices/module.js';
 import { entitiesModule } from '../entities/module.js';
@@ -25,6 +26,7 @@ export const MODULES: readonly DomainModule[] = [
   fleetModule,
   programsModule,
   entitiesModule,
+  autonomyModule,
   metaModule,
   rpcModule,
 ];

@@ -1,4 +1,5 @@
 import type { MutationAudit } from '../audit/mutation-audit.js';
+import type { AutonomyService } from '../autonomy/autonomy-service.js';
 import type { Operation } from '../core/operation.js';
 import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
@@ -59,6 +60,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** Program analysis, simulation and replay (`/v1/programs/*`, `/v1/trust/program`). */
   programs: ProgramService;
+  /** Resilient autonomy: reflexes and their traces, homeostasis, immunity, attention, fusion, memory, maintenance windows. */
+  autonomy: AutonomyService;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }
