@@ -2,6 +2,7 @@ import type { RegistryView } from '../entities/entity-service.js';
 import type { Incident } from '../incidents/incidents.js';
 import type { Alert } from '../observability/alerts.js';
 import type { SuppressionRule } from './set-points.js';
+import { byId, cmp } from './order.js';
 
 export type AttentionPriority = 'routine' | 'elevated' | 'important' | 'urgent' | 'critical';
 const PRIORITY_RANK: Record<AttentionPriority, number> = { routine: 0, elevated: 1, important: 2, urgent: 3, critical: 4 };
@@ -69,7 +70,7 @@ export function attention(inp: AttentionInputs) {
   const claimedIncidents = new Set<string>();
   const items: Array<AttentionItem & { ts: number }> = [];
 
-  for (const e of [...view.graph.list()].sort((a, b) => a.id.localeCompare(b.id))) {
+  for (const e of [...view.graph.list()].sort(byId)) {
     const s = view.status.status(e.id);
     const [priority, severity] = HEALTH[s.health_status] ?? HEALTH['unknown']!;
     const reasons: string[] = [`health ${s.health_status}`];
@@ -122,7 +123,7 @@ export function attention(inp: AttentionInputs) {
   // Always present: the platform's own routine telemetry, the baseline everything else is ranked against.
   items.push({ event_id: 'platform', label: 'routine_telemetry', score: 0, priority: 'routine', suppressed: false, entity_id: null, reasons: ['routine telemetry'], timestamp: null, ts: 0 });
 
-  items.sort((a, b) => b.score - a.score || PRIORITY_RANK[b.priority] - PRIORITY_RANK[a.priority] || b.ts - a.ts || a.event_id.localeCompare(b.event_id));
+  items.sort((a, b) => b.score - a.score || PRIORITY_RANK[b.priority] - PRIORITY_RANK[a.priority] || b.ts - a.ts || cmp(a.event_id, b.event_id));
 
   const anyCritical = items.some((i) => i.priority === 'critical');
   for (const rule of inp.rules) {

@@ -1,5 +1,6 @@
 import type { DeviceRecord } from '../devices/device-registry.js';
 import { toNumber, type LiveReadings } from './live-readings.js';
+import { cmp } from './order.js';
 
 /** A reading's confidence falls linearly from its base to 0 over this staleness. */
 export const STALENESS_HORIZON_S = 60;
@@ -97,7 +98,7 @@ export function fusion(devices: readonly DeviceRecord[], readings: LiveReadings,
         const base = trusted(d) ? 0.9 : 0.6;
         rs.push({ source: d.id, value: v, age_s: r3(age), base_confidence: base, confidence: r3(base * Math.max(0, 1 - age / STALENESS_HORIZON_S)) });
       }
-      if (rs.length >= 2) quantities.push(fuse(metric, rs.sort((a, b) => a.source.localeCompare(b.source))));
+      if (rs.length >= 2) quantities.push(fuse(metric, rs.sort((a, b) => cmp(a.source, b.source))));
     }
     out.push(entry(g.entity, g.group, g.kind, members, quantities));
   }
@@ -114,5 +115,5 @@ export function fusion(devices: readonly DeviceRecord[], readings: LiveReadings,
     });
     out.push(entry(`sensor_type:${type}`, type, 'sensor_type', ids.sort(), rs.length >= 2 ? [fuse(type, rs)] : []));
   }
-  return out.sort((a, b) => a.entity_id.localeCompare(b.entity_id) || a.group.localeCompare(b.group));
+  return out.sort((a, b) => cmp(a.entity_id, b.entity_id) || cmp(a.group, b.group));
 }

@@ -20,7 +20,10 @@ export const autonomyHandlers = [
     await ctx.services.programs.prepareFacts();
     return { version: API_VERSION, ...ctx.services.autonomy.reflexList() };
   }),
-  on(listAutonomyReflexTraces, (_i, ctx) => ({ version: API_VERSION, ...ctx.services.autonomy.reflexTraces() })),
+  on(listAutonomyReflexTraces, async (_i, ctx) => {
+    await ctx.services.programs.prepareFacts();
+    return { version: API_VERSION, ...ctx.services.autonomy.reflexTraces() };
+  }),
   on(getAutonomyHomeostasis, async (_i, ctx) => {
     await ctx.services.programs.prepareFacts();
     return { version: API_VERSION, ...ctx.services.autonomy.homeostasis() };

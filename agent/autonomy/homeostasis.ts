@@ -4,6 +4,7 @@ import type { DeviceRecord } from '../devices/device-registry.js';
 import type { RegistryView } from '../entities/entity-service.js';
 import type { LiveReadings } from './live-readings.js';
 import type { SetPoint } from './set-points.js';
+import { byId } from './order.js';
 
 export interface MetricValue {
   name: string;
@@ -150,7 +151,7 @@ type Pick = 'max' | 'min';
 export function entityReports(inp: HomeostasisInputs): HomeostasisReport[] {
   const { view, readings, setPoints, now } = inp;
   const reports: HomeostasisReport[] = [];
-  for (const e of [...view.graph.list()].sort((a, b) => a.id.localeCompare(b.id))) {
+  for (const e of [...view.graph.list()].sort(byId)) {
     const under = view.status.devicesUnder(e.id).map((d) => d.id).sort();
     const metrics: MetricValue[] = [];
     const add = (name: string, pick: Pick, values: Array<{ value: number; source: string }>) => {

@@ -1,5 +1,6 @@
 import type { DeviceRecord } from '../devices/device-registry.js';
 import type { RegistryView } from '../entities/entity-service.js';
+import { byId } from './order.js';
 
 export type ImmunityAction = 'monitor' | 'isolate' | 'remove_from_mission' | 'block';
 
@@ -30,7 +31,7 @@ export interface SecuritySignals {
  */
 export function immunityScan(view: RegistryView, devices: ReadonlyMap<string, DeviceRecord>, signals: SecuritySignals): QuarantineDecision[] {
   const out: QuarantineDecision[] = [];
-  for (const e of [...view.graph.list()].sort((a, b) => a.id.localeCompare(b.id))) {
+  for (const e of [...view.graph.list()].sort(byId)) {
     const events: ImmuneEvent[] = [];
     const tampered = e.metadata['tamper.detected'] === 'true' || signals.tamper.has(e.id);
     const spoofed = e.metadata['sensor.spoofing_detected'] === 'true' || signals.spoofing.has(e.id);

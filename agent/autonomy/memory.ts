@@ -5,6 +5,7 @@ import type { ProgramFacts } from '../entities/program-facts.js';
 import type { Incident } from '../incidents/incidents.js';
 import type { ReflexEntry } from './reflexes.js';
 import type { EpisodicEntry, ReflexTrace } from './stores.js';
+import { byId, cmp } from './order.js';
 
 const MAX_TRACE_BYTES = 32 * 1024 * 1024;
 const ROBOT_DECL = /^\s*robot\s+([A-Za-z_][\w-]*)\s*\{/m;
@@ -42,7 +43,7 @@ export function findTraces(root: string, limit = 200): string[] {
     } catch {
       return;
     }
-    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const e of entries.sort((a, b) => cmp(a.name, b.name))) {
       if (out.length >= limit) return;
       const full = path.join(dir, e.name);
       if (e.isDirectory() && e.name !== 'node_modules' && !e.name.startsWith('.')) walk(full);
@@ -81,7 +82,7 @@ export function memoryView(inp: MemoryInputs) {
   const robots = new Set((facts?.robots ?? []).map((r) => r.name));
   const byCategory: Record<'reflex' | 'working' | 'episodic' | 'semantic' | 'procedural', Array<Record<string, unknown>>> = { reflex: [], working: [], episodic: [], semantic: [], procedural: [] };
   const memory: Array<Record<string, unknown>> = [];
-  for (const e of [...view.graph.list()].sort((a, b) => a.id.localeCompare(b.id))) {
+  for (const e of [...view.graph.list()].sort(byId)) {
     const isRobot = ROBOT_KINDS.has(e.kind) || robots.has(e.id);
     const fired = new Set(inp.traces.filter((t) => t.entity_id === e.id || t.device_id === e.id).map((t) => t.reflex_id));
     const reflex = inp.catalogue
