@@ -46,7 +46,7 @@ export interface HomeostasisReport {
 export class ProcessSampler {
   private last = { cpu: process.cpuUsage(), at: process.hrtime.bigint() };
   private cpuPct = 0;
-  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 20 });
+  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: 50 });
 
   constructor() {
     this.loop.enable();
