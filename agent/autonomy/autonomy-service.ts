@@ -14,7 +14,7 @@ import { entityReports, evaluate, linkErrorPct, ProcessSampler } from './homeost
 import { immunityScan } from './immunity.js';
 import { LiveReadings } from './live-readings.js';
 import { findTraces, incidentOwner, memoryView, traceOwner } from './memory.js';
-import { catalogExamples, reflexCatalogue, ReflexEvaluator } from './reflexes.js';
+import { catalogExamples, reflexCatalogue, ReflexEvaluator, reflexesFromTrace } from './reflexes.js';
 import { autonomyConfig, type AutonomyConfig } from './set-points.js';
 import { EPISODIC_RING, REFLEX_TRACE_RING, RingFile, WindowStore, type EpisodicEntry, type MaintenanceWindow, type ReflexTrace } from './stores.js';
 
@@ -104,13 +104,18 @@ export class AutonomyService {
     this.addEpisode({ entity_id: incidentOwner(i, ids, names), artifact_kind: 'incident', incident_id: i.id, summary: i.title, timestamp: new Date(i.created_at_ms).toISOString() });
   }
 
-  /** Indexes one recorded trace file (at record time, or found by the start-up scan). */
-  onTrace(absolutePath: string, options: { skipKnown?: boolean } = {}): void {
+  /**
+   * Indexes one trace file: at record time (a simulation of this agent wrote it; its reflex firings
+   * are recorded as reflex traces too) or found by the start-up scan (indexed once, by path).
+   */
+  onTrace(absolutePath: string, options: { scanned?: boolean } = {}): void {
     const rel = this.deps.traceRoot ? path.relative(this.deps.traceRoot, absolutePath).split(path.sep).join('/') : absolutePath;
-    if (options.skipKnown && this.episodic.all().some((x) => x.replay_path === rel)) return;
+    if (options.scanned && this.episodic.all().some((x) => x.replay_path === rel)) return;
     const view = this.deps.entities.view();
-    const owner = traceOwner(absolutePath, (id) => view.graph.get(id) !== undefined);
-    this.addEpisode({ entity_id: owner, artifact_kind: 'replay', replay_path: rel, trace_id: `trace:${path.basename(absolutePath, '.trace')}`, timestamp: new Date(this.now()).toISOString() });
+    const { owner, frames } = traceOwner(absolutePath, (id) => view.graph.get(id) !== undefined);
+    const now = this.now();
+    this.addEpisode({ entity_id: owner, artifact_kind: 'replay', replay_path: rel, trace_id: `trace:${path.basename(absolutePath, '.trace')}`, timestamp: new Date(now).toISOString() });
+    if (!options.scanned) for (const t of reflexesFromTrace(frames, reflexCatalogue(this.deps.programFacts()), rel, now)) this.traceRing.append(t);
   }
 
   /** The start-up scan: traces under the project root not yet indexed, and incidents opened while the agent was down. */
@@ -119,7 +124,7 @@ export class AutonomyService {
       setImmediate(() => {
         try {
           for (const i of this.deps.incidents()) this.onIncident(i);
-          if (this.deps.traceRoot) for (const t of findTraces(this.deps.traceRoot)) this.onTrace(t, { skipKnown: true });
+          if (this.deps.traceRoot) for (const t of findTraces(this.deps.traceRoot)) this.onTrace(t, { scanned: true });
         } catch (err) {
           this.deps.warn(`autonomy memory start-up index: ${(err as Error).message}`);
         }

@@ -15,21 +15,23 @@ const ROBOT_DECL = /^\s*robot\s+([A-Za-z_][\w-]*)\s*\{/m;
  * `source` (resolved against the trace's directory), else the entity whose id is the file's stem,
  * else `platform`.
  */
-export function traceOwner(tracePath: string, entityExists: (id: string) => boolean): string {
+export function traceOwner(tracePath: string, entityExists: (id: string) => boolean): { owner: string; frames: unknown } {
   const stem = path.basename(tracePath, '.trace');
+  let frames: unknown = [];
   try {
     if (fs.statSync(tracePath).size <= MAX_TRACE_BYTES) {
-      const trace = JSON.parse(fs.readFileSync(tracePath, 'utf8')) as { source?: unknown };
+      const trace = JSON.parse(fs.readFileSync(tracePath, 'utf8')) as { source?: unknown; frames?: unknown };
+      frames = trace.frames;
       if (typeof trace.source === 'string' && trace.source !== '') {
         const program = path.resolve(path.dirname(tracePath), trace.source);
         const m = ROBOT_DECL.exec(fs.readFileSync(program, 'utf8'));
-        if (m) return m[1]!;
+        if (m) return { owner: m[1]!, frames };
       }
     }
   } catch {
     /* unreadable trace or program: fall through to the file name */
   }
-  return entityExists(stem) ? stem : 'platform';
+  return { owner: entityExists(stem) ? stem : 'platform', frames };
 }
 
 /** `*.trace` files under a root (symlinked directories are not followed), at most `limit`. */

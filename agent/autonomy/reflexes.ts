@@ -99,6 +99,7 @@ export class ReflexEvaluator {
       action_taken: rule.reflex.action,
       timestamp: new Date(e.timestamp_ms).toISOString(),
       priority: rule.reflex.priority,
+      source: 'telemetry',
       device_id: e.device_id,
       metric: e.metric,
       value: typeof e.value === 'boolean' ? e.value : v,
@@ -111,9 +112,38 @@ export class ReflexEvaluator {
  * The illustrations `GET /v1/autonomy/reflex/traces` shows while nothing has fired (digest F8): built
  * from the catalogue for the hints emergency, obstacle and thermal, stamped now, never stored.
  */
-export function catalogExamples(entityId: string, now: number): Array<Omit<ReflexTrace, 'device_id' | 'metric' | 'value' | 'limit'> & { example: true }> {
+export function catalogExamples(entityId: string, now: number): Array<Pick<ReflexTrace, 'reflex_id' | 'entity_id' | 'trigger' | 'action_taken' | 'timestamp' | 'priority'> & { example: true }> {
   return ['reflex.emergency_stop', 'reflex.obstacle', 'reflex.thermal'].map((id) => {
     const r = byId(id);
     return { reflex_id: r.id, entity_id: entityId, trigger: r.trigger, action_taken: r.action, timestamp: new Date(now).toISOString(), priority: r.priority, example: true as const };
   });
+}
+
+/**
+ * The reflexes a recorded simulation trace shows firing: `kill_switch_triggered` frames (the program's
+ * kill switch, ending in the emergency stop) and `decision_tree_eval` frames of the `reflex` layer
+ * (the matched condition and its first action). Timestamps are the recording's wall-clock time; the
+ * frame's simulated time is kept as `sim_time_ms`.
+ */
+export function reflexesFromTrace(frames: unknown, catalogue: readonly ReflexEntry[], tracePath: string, recordedAt: number): ReflexTrace[] {
+  if (!Array.isArray(frames)) return [];
+  const priority = (id: string, fallback: number) => catalogue.find((r) => r.id === id)?.priority ?? fallback;
+  const out: ReflexTrace[] = [];
+  for (const f of frames as Array<Record<string, unknown>>) {
+    const p = (f?.['payload'] ?? {}) as Record<string, unknown>;
+    const sim = typeof f?.['sim_time_ms'] === 'number' ? (f['sim_time_ms'] as number) : undefined;
+    const base = { timestamp: new Date(recordedAt).toISOString(), source: 'simulation' as const, trace_path: tracePath, ...(sim !== undefined ? { sim_time_ms: sim } : {}) };
+    if (f?.['event'] === 'kill_switch_triggered' && typeof p['name'] === 'string') {
+      const own = `reflex.program.${p['name']}`;
+      const id = catalogue.some((r) => r.id === own) ? own : 'reflex.emergency_stop';
+      out.push({ ...base, reflex_id: id, entity_id: String(p['robot'] ?? 'platform'), trigger: `kill_switch '${p['name']}'${typeof p['fault'] === 'string' ? ` (${p['fault']})` : ''}`, action_taken: 'halt_actuators', priority: priority(id, 255) });
+    } else if (f?.['event'] === 'decision_tree_eval' && p['layer'] === 'reflex') {
+      const ev = (p['evidence'] ?? {}) as Record<string, unknown>;
+      const tree = typeof ev['tree'] === 'string' ? ev['tree'] : null;
+      const actions = Array.isArray(ev['actions']) ? (ev['actions'] as unknown[]).map(String) : [];
+      const id = tree ? `reflex.program.${tree}` : 'reflex.program';
+      out.push({ ...base, reflex_id: id, entity_id: String(p['entity_id'] ?? 'platform'), trigger: String(ev['condition'] ?? p['reason'] ?? ''), action_taken: actions[0] ?? String(p['action'] ?? ''), priority: priority(id, 150) });
+    }
+  }
+  return out;
 }

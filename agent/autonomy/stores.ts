@@ -5,14 +5,19 @@ export interface ReflexTrace {
   reflex_id: string;
   entity_id: string;
   trigger: string;
-  /** The action the reflex prescribes; the agent records it, the device's own firmware enforces it. */
+  /** The action the reflex prescribes; the agent records it, the device's own firmware (or the simulated robot) enforces it. */
   action_taken: string;
   timestamp: string;
   priority: number;
-  device_id: string;
-  metric: string;
-  value: number | boolean;
-  limit: number | null;
+  /** `telemetry`: a device reading crossed a limit; `simulation`: a program run of this agent fired a kill switch or a reflex-layer tree. */
+  source: 'telemetry' | 'simulation';
+  device_id?: string;
+  metric?: string;
+  value?: number | boolean;
+  limit?: number | null;
+  /** Simulation traces: the trace file (relative to the project) and the simulated time of the frame. */
+  trace_path?: string;
+  sim_time_ms?: number;
 }
 
 /** One indexed artefact of an entity's past (docs/autonomy.md § Memory). */

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
+import { platformEvent } from '../../agent/events/platform-events.js';
 import { openStream } from '../helpers/stream-client.js';
 import { autonomyProject, AUDITOR_KEY, op, OPERATOR_KEY } from './fixtures.js';
 
@@ -179,6 +180,53 @@ describe('autonomy routes without devices (project, program, keys)', () => {
     expect(by2['robot-1'].refs.episodic).toEqual(['replay:robot-1.trace']);
     expect(by2['Bumper'].refs.episodic).toEqual(['replay:programs/bumper.trace']);
     expect(after.body.episodic_store).toHaveLength(3);
+  });
+
+  it('F8: a simulation of this agent that records its trace records its reflex-layer decisions as reflex traces (source simulation), never as examples', async () => {
+    const stateDir = tempDir('svc-auto-');
+    const { a } = await start('', stateDir);
+    const sim = await a.json('/v1/programs/simulation', op({ execute: true, record_trace: true, decision_trace: true }));
+    expect(sim.status).toBe(200);
+    const r = await read(a, '/v1/autonomy/reflex/traces');
+    expect(r.body.source).toBe('runtime');
+    expect(r.body.catalog_examples).toEqual([]);
+    expect(r.body.traces).toHaveLength(1);
+    expect(r.body.traces[0]).toMatchObject({ reflex_id: 'reflex.program.ShopperReflex', entity_id: 'Bumper', action_taken: 'stop_drive', priority: 150, source: 'simulation', trace_path: 'programs/bumper.trace', sim_time_ms: expect.any(Number) });
+    expect(r.body.traces[0].trigger).toContain('nearest_distance');
+    // The local-layer tree matched too, but it is not a reflex.
+    expect(r.body.traces.some((t: any) => t.reflex_id.includes('TrolleyLineLocal'))).toBe(false);
+    await a.close();
+    agents = [];
+    const b = (await start('', stateDir)).a;
+    expect((await read(b, '/v1/autonomy/reflex/traces')).body.traces).toEqual(r.body.traces);
+  });
+
+  it('immunity also hears TamperDetected / SpoofingDetected events and the device pool trust level', async () => {
+    const { a } = await start();
+    const bus = a.agent.services.bus;
+    bus.publish(platformEvent('SpoofingDetected', 'test', { entity_id: 'robot-1' }, 'robot-1'));
+    bus.publish(platformEvent('TamperDetected', 'test', { entity_id: 'plugin-host' }, 'plugin-host'));
+    const by = Object.fromEntries((await read(a, '/v1/autonomy/immunity')).body.quarantined.map((q: any) => [q.entity_id, q]));
+    expect(by['robot-1']).toMatchObject({ action: 'isolate', reasons: ['Entity trust status is untrusted', 'SpoofingDetected event received'] });
+    expect(by['plugin-host']).toMatchObject({ action: 'remove_from_mission', reasons: ['Entity trust is compromised', 'TamperDetected event received', 'Unsigned plugin detected'] });
+  });
+
+  it('attention: repeats of one label beyond max_repeats within the window are suppressed, the strongest kept', async () => {
+    const { a } = await start('[[autonomy.attention.suppress]]\npattern = "incident:disk"\nmax_repeats = 1\nwindow_secs = 60\n');
+    for (let i = 0; i < 3; i++) expect((await a.json('/v1/sre/incidents', op({ title: 'disk full', severity: 'warning' }))).status).toBe(200);
+    const items = (await read(a, '/v1/autonomy/attention')).body.attention.items.filter((i: any) => i.label === 'incident:disk full');
+    expect(items).toHaveLength(3);
+    expect(items.map((i: any) => i.suppressed)).toEqual([false, true, true]);
+    expect(items.every((i: any) => i.priority === 'urgent')).toBe(true);
+  });
+
+  it('memory: recovery events are indexed as episodes of their entity when published', async () => {
+    const { a } = await start();
+    a.agent.services.bus.publish(platformEvent('RecoveryCompleted', 'svc-recovery', { entity_id: 'robot-1', plan_id: 'plan-robot-1-gps_loss', strategy: 'switch_sensor' }, 'robot-1'));
+    const m = (await read(a, '/v1/autonomy/memory')).body;
+    const robot = m.memory.find((x: any) => x.entity_id === 'robot-1');
+    expect(robot.refs.episodic).toEqual(['recovery:plan-robot-1-gps_loss']);
+    expect(m.episodic_store).toContainEqual(expect.objectContaining({ artifact_kind: 'recovery', entity_id: 'robot-1', summary: 'RecoveryCompleted (switch_sensor)' }));
   });
 
   it('sensitive reads: with SVC_API_REQUIRE_AUTH_READS an anonymous autonomy GET is refused', async () => {
