@@ -229,6 +229,13 @@ describe('autonomy routes without devices (project, program, keys)', () => {
     expect(m.episodic_store).toContainEqual(expect.objectContaining({ artifact_kind: 'recovery', entity_id: 'robot-1', summary: 'RecoveryCompleted (switch_sensor)' }));
   });
 
+  it('check 27 (autonomy part): the OpenAPI document lists GET and POST /v1/autonomy/maintenance/windows and every autonomy route', async () => {
+    const { a } = await start();
+    const doc = (await read(a, '/v1/openapi.json')).body;
+    expect(Object.keys(doc.paths['/v1/autonomy/maintenance/windows']).sort()).toEqual(['get', 'post']);
+    for (const p of ['reflex', 'reflex/traces', 'homeostasis', 'immunity', 'attention', 'fusion', 'memory']) expect(doc.paths[`/v1/autonomy/${p}`]?.get, p).toBeDefined();
+  });
+
   it('sensitive reads: with SVC_API_REQUIRE_AUTH_READS an anonymous autonomy GET is refused', async () => {
     const { a } = await start('', undefined, { SVC_API_REQUIRE_AUTH_READS: '1' });
     expect((await a.json('/v1/autonomy/homeostasis')).status).toBe(401);
