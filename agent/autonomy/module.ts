@@ -35,7 +35,14 @@ export const autonomyModule = defineModule({
     });
     autonomy.seed(telemetry.ring.all());
     const unsubscribe = [
-      telemetry.ring.onAppend((e) => autonomy.onTelemetry(e)),
+      // The store calls its listeners inside append(): a failure here must never reach the HAL's ingest.
+      telemetry.ring.onAppend((e) => {
+        try {
+          autonomy.onTelemetry(e);
+        } catch (err) {
+          boot.log(`warning: autonomy could not evaluate a telemetry event: ${(err as Error).message}`);
+        }
+      }),
       use('bus').subscribe((e) => autonomy.onEvent(e)),
       incidents.onCreated((i) => autonomy.onIncident(i)),
       programs.onTraceRecorded((p) => autonomy.onTrace(p)),
