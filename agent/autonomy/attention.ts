@@ -45,6 +45,8 @@ export interface AttentionInputs {
   /** Last health transition per entity id (telemetry `health` events). */
   healthChanged: ReadonlyMap<string, { status: string; timestamp_ms: number }>;
   rules: readonly SuppressionRule[];
+  /** Equal scores: critical priority first (else newest first). */
+  criticalFirst: boolean;
   now: number;
 }
 
@@ -123,7 +125,7 @@ export function attention(inp: AttentionInputs) {
   // Always present: the platform's own routine telemetry, the baseline everything else is ranked against.
   items.push({ event_id: 'platform', label: 'routine_telemetry', score: 0, priority: 'routine', suppressed: false, entity_id: null, reasons: ['routine telemetry'], timestamp: null, ts: 0 });
 
-  items.sort((a, b) => b.score - a.score || PRIORITY_RANK[b.priority] - PRIORITY_RANK[a.priority] || b.ts - a.ts || cmp(a.event_id, b.event_id));
+  items.sort((a, b) => b.score - a.score || (inp.criticalFirst ? PRIORITY_RANK[b.priority] - PRIORITY_RANK[a.priority] : 0) || b.ts - a.ts || cmp(a.event_id, b.event_id));
 
   const anyCritical = items.some((i) => i.priority === 'critical');
   for (const rule of inp.rules) {

@@ -15,7 +15,7 @@ import { immunityScan } from './immunity.js';
 import { LiveReadings } from './live-readings.js';
 import { findTraces, incidentOwner, memoryView, traceOwner } from './memory.js';
 import { catalogExamples, reflexCatalogue, ReflexEvaluator, reflexesFromTrace } from './reflexes.js';
-import { autonomyConfig, type AutonomyConfig } from './set-points.js';
+import { autonomyConfig, DEFAULT_SUPPRESSION, type AutonomyConfig, type SetPoint, type SuppressionRule } from './set-points.js';
 import { EPISODIC_RING, REFLEX_TRACE_RING, RingFile, WindowStore, type EpisodicEntry, type MaintenanceWindow, type ReflexTrace } from './stores.js';
 
 export interface AutonomyDeps {
@@ -156,20 +156,49 @@ export class AutonomyService {
     return new Map(this.deps.devices().map((d) => [d.id, d]));
   }
 
+  /**
+   * The set points in force: when the loaded program declares homeostasis metrics, exactly those
+   * (each with its configured or default range, `0..100` warn 0.8 for an unknown name); otherwise
+   * every configured and default one.
+   */
+  private setPoints(): { setPoints: Record<string, SetPoint>; source: string } {
+    const declared = this.deps.programFacts()?.homeostasisMetrics ?? [];
+    if (declared.length === 0) return { setPoints: this.config.setPoints, source: this.config.setPointSource };
+    return { setPoints: Object.fromEntries(declared.map((n) => [n, this.config.setPoints[n] ?? { min: 0, max: 100, warn: 0.8, unit: '' }])), source: 'program' };
+  }
+
+  /**
+   * Attention policy: the program's attention rules when it declares any (`boost_critical_health` →
+   * critical first on equal scores, `suppress_low_priority` → the routine rule, any other name → a
+   * rule on that label, 5 repeats per 120 s), plus configured rules; else the configured or default rules.
+   */
+  private attentionPolicy(): { rules: SuppressionRule[]; criticalFirst: boolean; source: string } {
+    const declared = this.deps.programFacts()?.attentionRules ?? [];
+    if (declared.length === 0) return { rules: this.config.suppression, criticalFirst: true, source: this.config.suppressionSource };
+    const rules: SuppressionRule[] = [];
+    for (const name of declared) {
+      if (name === 'boost_critical_health') continue;
+      rules.push(name === 'suppress_low_priority' ? { ...DEFAULT_SUPPRESSION[0]! } : { pattern: name, max_repeats: 5, window_secs: 120 });
+    }
+    if (this.config.suppressionSource === 'config') rules.push(...this.config.suppression);
+    return { rules, criticalFirst: declared.includes('boost_critical_health'), source: 'program' };
+  }
+
   homeostasis() {
     const now = this.now();
+    const { setPoints, source } = this.setPoints();
     const platformMetrics = this.sampler.sample();
-    const platform = evaluate(platformMetrics, this.config.setPoints);
+    const platform = evaluate(platformMetrics, setPoints);
     const linkErrors = new Map<string, { pct: number; target: string }>();
     for (const s of this.deps.linkStats()) {
       const pct = linkErrorPct(s);
       if (pct === null) continue;
       for (const d of Array.isArray(s['devices']) ? (s['devices'] as unknown[]) : []) if (typeof d === 'string') linkErrors.set(d, { pct, target: String(s['target'] ?? s['transport']) });
     }
-    const reports = entityReports({ view: this.deps.entities.view(), devices: this.deviceMap(), readings: this.readings, linkErrors, setPoints: this.config.setPoints, now });
+    const reports = entityReports({ view: this.deps.entities.view(), devices: this.deviceMap(), readings: this.readings, linkErrors, setPoints, now });
     return {
-      policy_source: this.config.setPointSource,
-      set_points: this.config.setPoints,
+      policy_source: source,
+      set_points: setPoints,
       platform: { entity_id: 'platform', stable: platform.drift.length === 0, metrics: platformMetrics, drift_signals: platform.drift, corrections: platform.corrections },
       reports,
       truncated: false,
@@ -181,11 +210,12 @@ export class AutonomyService {
   }
 
   attention() {
-    const healthChanged = new Map([...this.readings.health].map(([k, v]) => [k, v]));
+    const policy = this.attentionPolicy();
     return {
-      policy_source: this.config.suppressionSource,
-      suppression_rules: this.config.suppression,
-      attention: attention({ view: this.deps.entities.view(), alerts: this.deps.alerts(), incidents: this.deps.incidents(), healthChanged, rules: this.config.suppression, now: this.now() }),
+      policy_source: policy.source,
+      suppression_rules: policy.rules,
+      critical_first: policy.criticalFirst,
+      attention: attention({ view: this.deps.entities.view(), alerts: this.deps.alerts(), incidents: this.deps.incidents(), healthChanged: this.readings.health, rules: policy.rules, criticalFirst: policy.criticalFirst, now: this.now() }),
     };
   }
 

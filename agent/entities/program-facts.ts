@@ -13,6 +13,10 @@ export interface ProgramFacts {
   killSwitches?: Array<{ name: string; robot: string | null; actions: string[] }>;
   /** `decision_tree` declarations with their layer word and `when` rules (read by the autonomy reflexes and memory). */
   decisionTrees?: Array<{ name: string; layer: string | null; rules: Array<{ condition: string; actions: string[] }> }>;
+  /** Metric names of `@policy(kind: "homeostasis")` / `homeostasis_policy` declarations (empty: none declared). */
+  homeostasisMetrics?: string[];
+  /** Rule names of `@policy(kind: "attention")` / `attention_policy` declarations (empty: none declared). */
+  attentionRules?: string[];
 }
 
 export interface ProgramRobot {

@@ -15,8 +15,8 @@ describe('autonomy routes without devices (project, program, keys)', () => {
     agents = [];
   });
 
-  async function start(autonomyToml = '', stateDir?: string, extraEnv: Record<string, string> = {}) {
-    const p = autonomyProject(autonomyToml);
+  async function start(autonomyToml = '', stateDir?: string, extraEnv: Record<string, string> = {}, programExtra = '') {
+    const p = autonomyProject(autonomyToml, programExtra);
     const a = await startAgent({ configPath: p.manifest, programPath: p.program, env: { SVC_API_KEYS_FILE: p.keys, ...extraEnv }, ...(stateDir ? { stateDir } : {}) });
     agents.push(a);
     return { a, p };
@@ -234,6 +234,27 @@ describe('autonomy routes without devices (project, program, keys)', () => {
     const doc = (await read(a, '/v1/openapi.json')).body;
     expect(Object.keys(doc.paths['/v1/autonomy/maintenance/windows']).sort()).toEqual(['get', 'post']);
     for (const p of ['reflex', 'reflex/traces', 'homeostasis', 'immunity', 'attention', 'fusion', 'memory']) expect(doc.paths[`/v1/autonomy/${p}`]?.get, p).toBeDefined();
+  });
+
+  it('program policies: declared homeostasis metrics are the ones judged (policy_source program); attention rules from the program', async () => {
+    const extra = '\n@policy(kind: "homeostasis") Vitals { metric battery_pct; metric wheel_slip; }\n@policy(kind: "attention") Focus { rule suppress_low_priority; rule alert_flood; }\n';
+    const { a } = await start('[autonomy.homeostasis]\nbattery_pct = { min = 20, max = 100 }\n', undefined, {}, extra);
+    const h = (await read(a, '/v1/autonomy/homeostasis')).body;
+    expect(h.policy_source).toBe('program');
+    expect(Object.keys(h.set_points).sort()).toEqual(['battery_pct', 'wheel_slip']);
+    expect(h.set_points.battery_pct).toMatchObject({ min: 20, max: 100 });
+    expect(h.set_points.wheel_slip).toMatchObject({ min: 0, max: 100, warn: 0.8 });
+    // Platform figures are still reported, but nothing the program did not name is judged.
+    expect(h.platform.metrics.length).toBeGreaterThan(0);
+    expect(h.platform.drift_signals).toEqual([]);
+    expect(h.reports.find((r: any) => r.entity_id === 'robot-1').drift_signals).toContainEqual(expect.objectContaining({ metric: 'battery_pct', direction: 'below_min' }));
+    const at = (await read(a, '/v1/autonomy/attention')).body;
+    expect(at.policy_source).toBe('program');
+    expect(at.critical_first).toBe(false);
+    expect(at.suppression_rules).toEqual([
+      { pattern: 'routine', max_repeats: 3, window_secs: 60 },
+      { pattern: 'alert_flood', max_repeats: 5, window_secs: 120 },
+    ]);
   });
 
   it('sensitive reads: with SVC_API_REQUIRE_AUTH_READS an anonymous autonomy GET is refused', async () => {

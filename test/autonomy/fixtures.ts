@@ -37,7 +37,7 @@ decision_tree TrolleyLineLocal local {
 `;
 
 /** A project with a spoofed and a tampered entity, a recovery playbook, autonomy tables, a program and a keys file. */
-export function autonomyProject(autonomyToml = ''): { manifest: string; root: string; keys: string; program: string } {
+export function autonomyProject(autonomyToml = '', programExtra = ''): { manifest: string; root: string; keys: string; program: string } {
   const manifest = writeProject({
     'svc.toml': `
 [project]
@@ -78,7 +78,7 @@ name = "camera_swap"
 entity_kinds = ["camera"]
 `,
     'svc.autonomy.toml': autonomyToml,
-    'programs/bumper.sd': PROGRAM,
+    'programs/bumper.sd': PROGRAM + programExtra,
   });
   const root = path.dirname(manifest);
   const keys = path.join(root, 'keys.json');
