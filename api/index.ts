@@ -1,6 +1,7 @@
 import { adminSpecs } from './domains/admin.js';
 import { alertSpecs } from './domains/alerts.js';
 import { auditSpecs } from './domains/audit.js';
+import { autonomySpecs } from './domains/autonomy.js';
 import { authSpecs } from './domains/auth.js';
 import { chaosSpecs } from './domains/chaos.js';
 import { decisionSpecs } from './domains/decisions.js';
@@ -46,4 +47,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...meshSpecs,
   ...chaosSpecs,
   ...decisionSpecs,
+  ...autonomySpecs,
 ];

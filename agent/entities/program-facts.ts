@@ -9,6 +9,14 @@ export interface ProgramFacts {
   robots: ProgramRobot[];
   /** Top-level `mission_plan` declarations. */
   missionPlans: Array<{ name: string }>;
+  /** `kill_switch` declarations, top-level (robot null) or of a robot (read by the autonomy reflexes). */
+  killSwitches?: Array<{ name: string; robot: string | null; actions: string[] }>;
+  /** `decision_tree` declarations with their layer word and `when` rules (read by the autonomy reflexes and memory). */
+  decisionTrees?: Array<{ name: string; layer: string | null; rules: Array<{ condition: string; actions: string[] }> }>;
+  /** Metric names of `@policy(kind: "homeostasis")` / `homeostasis_policy` declarations (empty: none declared). */
+  homeostasisMetrics?: string[];
+  /** Rule names of `@policy(kind: "attention")` / `attention_policy` declarations (empty: none declared). */
+  attentionRules?: string[];
 }
 
 export interface ProgramRobot {

@@ -38,6 +38,7 @@ function pascal(type: string): string {
  */
 export class IncidentService {
   private lastId = 0;
+  private readonly createdListeners = new Set<(incident: Incident) => void>();
 
   private constructor(private readonly store: JsonStore<Incident[]>) {}
 
@@ -91,7 +92,20 @@ export class IncidentService {
       d.push(incident);
       if (d.length > RING) d.splice(0, d.length - RING);
     });
+    for (const l of this.createdListeners) {
+      try {
+        l(incident);
+      } catch {
+        /* a listener's failure never fails the incident */
+      }
+    }
     return incident;
+  }
+
+  /** Called with every incident opened from now on (by an alert or the API); the autonomy memory indexes them. */
+  onCreated(listener: (incident: Incident) => void): () => void {
+    this.createdListeners.add(listener);
+    return () => this.createdListeners.delete(listener);
   }
 
   list(): Incident[] {

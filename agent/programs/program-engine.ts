@@ -9,6 +9,7 @@ import { verifyCapabilities } from './analysis/capabilities.js';
 import { verifyMission } from './analysis/verify-mission.js';
 import { verifyContract } from './analysis/contract.js';
 import { ContinuityInputError, evaluateContinuity } from './analysis/continuity.js';
+import type { Program } from './language/ast.js';
 import { assureProgram } from './assurance/assure.js';
 import { diagnoseProgram, diagnoseTrace } from './assurance/diagnose.js';
 import { healProgram } from './assurance/heal.js';
@@ -313,10 +314,27 @@ export class ProgramEngine {
         missions: r.missions.map((m) => ({ name: m.name })),
       })),
       missionPlans: program.missionPlans.map((p) => ({ name: p.name })),
+      killSwitches: [
+        ...program.killSwitches.map((k) => ({ name: k.name, robot: null, actions: [...k.actions] })),
+        ...program.robots.flatMap((r) => r.killSwitches.map((k) => ({ name: k.name, robot: r.name, actions: [...k.actions] }))),
+      ],
+      homeostasisMetrics: policyItems(program, 'homeostasis', 'metric'),
+      attentionRules: policyItems(program, 'attention', 'rule'),
+      decisionTrees: program.decisionTrees.map((t) => ({ name: t.name, layer: t.layer, rules: t.rules.map((r) => ({ condition: r.condition, actions: [...r.actions] })) })),
     };
   }
 
   private knowledgePath(): string {
     return path.join(this.workspace.stateDir, RECOVERY_KNOWLEDGE_FILE);
   }
+}
+
+/**
+ * The item names (`metric X;` or `rule X;`) of a program's policies of one kind: `@policy(kind: "<kind>")`
+ * declarations and the legacy `<kind>_policy` form, both kept as token text by the parser.
+ */
+function policyItems(program: Program, kind: string, item: string): string[] {
+  const decls = [...program.policies.filter((p) => new RegExp(`\\bkind\\s*:\\s*"?${kind}"?\\s*\\)`).test(p.text)), ...program.generic.filter((g) => g.keyword === `${kind}_policy`)];
+  const names = decls.flatMap((d) => [...d.text.matchAll(new RegExp(`\\b${item}\\s+([A-Za-z_][\\w.]*)\\s*;`, 'g'))].map((m) => m[1]!));
+  return [...new Set(names)];
 }

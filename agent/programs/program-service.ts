@@ -17,12 +17,33 @@ let engineModule: Promise<typeof import('./program-engine.js')> | null = null;
  */
 export class ProgramService {
   private engine: ProgramEngine | null = null;
+  private readonly traceListeners = new Set<(tracePath: string) => void>();
 
   constructor(readonly workspace: ProgramWorkspace) {}
+
+  /**
+   * Called with the absolute path of every trace file a simulation of this process records
+   * (`record_trace`), right after it is written: the autonomy memory indexes traces then.
+   */
+  onTraceRecorded(listener: (tracePath: string) => void): () => void {
+    this.traceListeners.add(listener);
+    return () => this.traceListeners.delete(listener);
+  }
 
   async run<K extends EngineMethod>(method: K, input: ProgramRequest & ProgramQuery): Promise<ReturnType<ProgramEngine[K]>> {
     const engine = await this.load();
     const result = (engine[method] as (i: unknown) => ReturnType<ProgramEngine[K]>).call(engine, input);
+    const recorded = (result as { simulation?: { trace_path?: unknown } } | null)?.simulation?.trace_path;
+    if (typeof recorded === 'string') {
+      const tracePath = path.resolve(this.workspace.cwd, recorded);
+      for (const l of this.traceListeners) {
+        try {
+          l(tracePath);
+        } catch {
+          /* a listener's failure never fails the simulation */
+        }
+      }
+    }
     // Remote callers (the server confines them to the project root) see project-relative paths only:
     // programs and traces relative to the project root, and the state directory (recovery knowledge
     // store, baselines) relative to it too, or as `<state dir>` when it lies elsewhere; where the

@@ -1,4 +1,5 @@
 import { auditModule } from '../audit/module.js';
+import { autonomyModule } from '../autonomy/module.js';
 import type { DomainModule } from '../core/module.js';
 import { decisionsModule } from '../decisions/module.js';
 import { devicesModule } from '../devices/module.js';
@@ -35,6 +36,7 @@ export const MODULES: readonly DomainModule[] = [
   meshModule,
   chaosModule,
   decisionsModule,
+  autonomyModule,
   metaModule,
   rpcModule,
 ];

@@ -1,4 +1,5 @@
 import type { MutationAudit } from '../audit/mutation-audit.js';
+import type { AutonomyService } from '../autonomy/autonomy-service.js';
 import type { Operation } from '../core/operation.js';
 import type { DeviceActions } from '../devices/device-actions.js';
 import type { DecisionService } from '../decisions/decision-service.js';
@@ -77,6 +78,8 @@ export interface Services {
   chaos: ChaosService;
   /** Distributed decisions: decision policies of the program, escalations, the fleet decision mesh. */
   decisions: DecisionService;
+  /** Resilient autonomy: reflexes and their traces, homeostasis, immunity, attention, fusion, memory, maintenance windows. */
+  autonomy: AutonomyService;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

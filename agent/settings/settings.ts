@@ -75,6 +75,8 @@ export interface Settings {
   /** `SVC_HAL_*` overrides of the project's `[hal]` table; `resolveHalSettings` merges them. */
   hal: HalOverrides;
   decisions: DecisionSettings;
+  /** Autonomy store files and options (docs/autonomy.md § Configuration). */
+  autonomy: AutonomySettings;
   /** `SVC_CONTROL_CENTER_URL`: the CLI runs operations over REST against this agent instead of in-process. */
   controlCenterUrl: string | null;
   /** Live mesh discovery (docs/mesh.md § Discovery). */
@@ -89,6 +91,17 @@ export interface MeshSettings {
   mqttBroker: string;
   /** `SVC_MESH_DISCOVERY_TIMEOUT_MS` (default 2000): how long a live probe may take. */
   discoveryTimeoutMs: number;
+}
+
+export interface AutonomySettings {
+  /** `SVC_AUTONOMY_TRACE_FILE`, default `<state dir>/autonomy-reflex-traces.json`. */
+  traceFile: string;
+  /** `SVC_EPISODIC_STORE_FILE`, default `<state dir>/autonomy-episodic-memory.json`. */
+  episodicFile: string;
+  /** `SVC_MAINTENANCE_WINDOW_FILE`, default `<state dir>/maintenance-windows.json`. */
+  maintenanceFile: string;
+  /** `SVC_LIVE_FUSION_SENSORS` (1/true): fusion also compares `sensor` telemetry (program sensors) by sensor type. */
+  liveFusionSensors: boolean;
 }
 
 /** How program runs trace and sign their decisions (docs/configuration.md § Programs). */
@@ -150,6 +163,12 @@ function integer(env: Env, name: string, fallback: number, min: number, max = Nu
 }
 
 export const DEFAULT_STATE_DIR = '.svc-control-center';
+
+/** A state file: the variable's path (relative to the working directory) when set, else `name` in the state directory. */
+function stateFile(env: Env, cwd: string, stateDir: string, variable: string, name: string): string {
+  const v = text(env, variable);
+  return v ? path.resolve(cwd, v) : path.join(stateDir, name);
+}
 export const DEFAULT_AUDIT_SEGMENT_BYTES = 8 * 1024 * 1024;
 
 function auditSegmentBytes(env: Env): number {
@@ -212,6 +231,12 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
     mutationAuditPath: auditPath ? path.resolve(cwd, auditPath) : path.join(stateDir, 'control-center-mutations.jsonl'),
     entityOverlayPath: overlayPath ? path.resolve(cwd, overlayPath) : path.join(stateDir, 'entity-overlays.json'),
     hal: parseHalEnv(env),
+    autonomy: {
+      traceFile: stateFile(env, cwd, stateDir, 'SVC_AUTONOMY_TRACE_FILE', 'autonomy-reflex-traces.json'),
+      episodicFile: stateFile(env, cwd, stateDir, 'SVC_EPISODIC_STORE_FILE', 'autonomy-episodic-memory.json'),
+      maintenanceFile: stateFile(env, cwd, stateDir, 'SVC_MAINTENANCE_WINDOW_FILE', 'maintenance-windows.json'),
+      liveFusionSensors: flag(env, 'SVC_LIVE_FUSION_SENSORS'),
+    },
     decisions: {
       trace: ON_WORDS.includes((env['SVC_DECISION_TRACE'] ?? '').trim().toLowerCase()),
       policySigningKey: env['SVC_DECISION_POLICY_SIGNING_KEY'] || null,

@@ -122,6 +122,27 @@ const FIXTURES: Record<string, Fixture> = {
  */
 const PARTIAL: Record<string, (body: any) => unknown> = {
   ListAuditMutations: (b) => ({ version: b.version, record_count: b.record_count, chain_valid: b.chain_valid }),
+  // Autonomy views read live figures: this process's CPU, memory and event-loop delay, the host's
+  // load, and ages (seconds since a reading, recency of a change) that grow between two calls. What
+  // is compared is everything the figures do not move: which metrics and entities, their sources,
+  // the set points, the items and their priorities.
+  GetAutonomyHomeostasis: (b) => ({
+    version: b.version,
+    policy_source: b.policy_source,
+    set_points: b.set_points,
+    platform: b.platform?.metrics?.map((m: any) => [m.name, m.unit, m.source]),
+    reports: b.reports?.map((r: any) => [r.entity_id, r.kind, r.metrics.map((m: any) => m.name)]),
+  }),
+  GetAutonomyAttention: (b) => ({
+    version: b.version,
+    policy_source: b.policy_source,
+    items: [...(b.attention?.items ?? [])].map((i: any) => [i.event_id, i.label, i.priority, i.suppressed]).sort((x: string[], y: string[]) => (x[0]! < y[0]! ? -1 : x[0]! > y[0]! ? 1 : 0)),
+  }),
+  GetAutonomyFusion: (b) => ({
+    version: b.version,
+    entities_evaluated: b.entities_evaluated,
+    fusion: b.fusion?.map((f: any) => [f.entity_id, f.group, f.source_labels, f.quantities.map((q: any) => q.metric)]),
+  }),
 };
 
 /** The default message for a request kind: `{}` bodies, empty query, an unknown id. */
