@@ -15,6 +15,7 @@ export const listAutonomyReflexes = defineSpec({
   access: { kind: 'sensitive-read' },
   rpc: { name: 'ListAutonomyReflexes', request: 'Empty' },
   cli: ['autonomy', 'reflex'],
+  cliAliases: [['reflex', 'list']],
 });
 
 export const listAutonomyReflexTraces = defineSpec({
@@ -37,6 +38,7 @@ export const getAutonomyHomeostasis = defineSpec({
   access: { kind: 'sensitive-read' },
   rpc: { name: 'GetAutonomyHomeostasis', request: 'Empty' },
   cli: ['autonomy', 'homeostasis'],
+  cliAliases: [['homeostasis', 'check']],
 });
 
 export const getAutonomyImmunity = defineSpec({

@@ -1,3 +1,4 @@
+import { homeostasisCheck, reflexList } from './autonomy.js';
 import { decisionList } from './decisions.js';
 import { entityGraph, entityList } from './entities.js';
 import { recoveryExplanation, recoveryReport } from './recovery.js';
@@ -15,4 +16,6 @@ export const TEXT_FORMS: Readonly<Record<string, TextForm>> = {
   executeRecovery: recoveryReport,
   explainRecovery: recoveryExplanation,
   listDecisions: decisionList,
+  listAutonomyReflexes: reflexList,
+  getAutonomyHomeostasis: homeostasisCheck,
 };
