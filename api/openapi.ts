@@ -3,7 +3,7 @@ import { ERROR_CODES } from './errors.js';
 import { accessLabel, accessOf, isAudited, pathParams, type OperationSpec } from './spec.js';
 import { API_VERSION } from './versions.js';
 
-/** Paths served outside the operation table but documented beside it. */
+/** Paths served outside the contract's operations but documented beside them. */
 export interface ExtraPath {
   method: 'get';
   path: string;
@@ -110,7 +110,7 @@ export function buildOpenApiDocument(
     info: {
       title: OPENAPI_TITLE,
       version: implementationVersion,
-      description: `REST API ${API_VERSION} of the svc control center agent. Generated from the operation table.`,
+      description: `REST API ${API_VERSION} of the svc control center agent. Generated from the contract.`,
     },
     servers: [{ url: '/' }],
     tags: [...tags].sort().map((name) => ({ name })),

@@ -182,7 +182,7 @@ const STREAM_MESSAGES: ProtoMessage[] = [
 
 const contracts = new WeakMap<readonly Operation[], RpcContract<Operation>>();
 
-/** The contract for an operation table (cached per table: the table is fixed for a process). */
+/** The gRPC contract of a list of specs (cached per list: the list is fixed for a process). */
 export function buildRpcContract<T extends Operation>(operations: readonly T[]): RpcContract<T> {
   const cached = contracts.get(operations) as RpcContract<T> | undefined;
   if (cached) return cached;
@@ -269,7 +269,7 @@ function commentLines(text: string, indent: string): string[] {
 export function renderProto(contract: RpcContract): string {
   const out: string[] = [
     `// ${PROTO_FILE}`,
-    '// GENERATED from the operation table (agent/operations) by `npm run proto:generate`. Do not edit:',
+    '// GENERATED from the contract (api/) by `npm run proto:generate`. Do not edit:',
     '// change the table and regenerate; a test fails when this file and the table differ.',
     '//',
     `// proto_semver ${contract.semver} (reported by GET /v1/version as grpc.proto_semver).`,

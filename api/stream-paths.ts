@@ -2,7 +2,7 @@ import type { ExtraPath } from './openapi.js';
 
 export const TELEMETRY_STREAM_PATH = '/v1/stream/telemetry';
 
-/** Streaming endpoints: served by the WebSocket transport, documented beside the operation table. */
+/** Streaming endpoints: served by the WebSocket transport, documented beside the contract's operations. */
 export const STREAM_PATHS: readonly ExtraPath[] = [
   {
     method: 'get',

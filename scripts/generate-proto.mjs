@@ -21,7 +21,7 @@ try {
 }
 if (process.argv.includes('--check')) {
   if (current !== text) {
-    process.stderr.write(`${PROTO_FILE} is out of date with the operation table: run \`npm run proto:generate\`\n`);
+    process.stderr.write(`${PROTO_FILE} is out of date with the contract (api/): run \`npm run proto:generate\`\n`);
     process.exit(1);
   }
   process.stdout.write(`${PROTO_FILE} is up to date (${contract.rpcs.length} RPCs)\n`);
