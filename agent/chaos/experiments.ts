@@ -51,6 +51,14 @@ export interface ExperimentReport {
   finished_at: string | null;
 }
 
+export interface ExperimentDeps {
+  bus: EventBus;
+  devices: DeviceRegistry;
+  /** The devices domain's actions: the only way an experiment touches a device. */
+  actions: DeviceActions;
+  now?: () => number;
+}
+
 export interface ExperimentRequest {
   device_id: string;
   fault: ChaosFault;
@@ -72,10 +80,10 @@ export class ChaosExperiments {
 
   private constructor(
     private readonly store: JsonStore<ExperimentReport[]>,
-    private readonly deps: { bus: EventBus; devices: DeviceRegistry; now?: () => number },
+    private readonly deps: ExperimentDeps,
   ) {}
 
-  static async open(stateDir: string, deps: { bus: EventBus; devices: DeviceRegistry; now?: () => number }): Promise<ChaosExperiments> {
+  static async open(stateDir: string, deps: ExperimentDeps): Promise<ChaosExperiments> {
     const store = await JsonStore.open<ExperimentReport[]>(path.join(stateDir, EXPERIMENTS_FILE), {
       defaults: () => [],
       revive: (raw) => {
@@ -105,8 +113,7 @@ export class ChaosExperiments {
   }
 
   /** Validates, records the experiment as running and starts it; the answer is the running report. */
-  start(req: ExperimentRequest, actions: DeviceActions | undefined, actor: string | null): ExperimentReport {
-    if (!actions) throw new ApiError(503, 'internal_error', 'device actions are not available in this agent; live chaos experiments need them');
+  start(req: ExperimentRequest, actor: string | null): ExperimentReport {
     const device = this.deps.devices.get(req.device_id);
     if (!device) throw new ApiError(400, 'not_found', `device '${req.device_id}' not found`);
     if ([...this.running.keys()].some((id) => this.get(id)?.device_id === req.device_id)) throw conflict(`an experiment is already running on device '${req.device_id}'`);
@@ -140,7 +147,7 @@ export class ChaosExperiments {
       d.push(report);
       if (d.length > EXPERIMENT_RING) d.splice(0, d.length - EXPERIMENT_RING);
     });
-    void this.run(report.id, actions);
+    void this.run(report.id, this.deps.actions);
     return { ...report, transitions: [] };
   }
 

@@ -3,7 +3,7 @@ import { API_VERSION } from '../../api/versions.js';
 import { handlersFor } from '../core/handlers.js';
 import { CHAOS_INJECTIONS } from './injections.js';
 
-const on = handlersFor(['chaos', 'deviceActions']);
+const on = handlersFor(['chaos']);
 
 /** Chaos: the static experiment over the program and live experiments on devices (docs/mesh.md § Chaos). */
 export const chaosHandlers = [
@@ -11,7 +11,7 @@ export const chaosHandlers = [
   on(simulateChaos, async ({ body }, ctx) => ({ version: API_VERSION, ...(await ctx.services.chaos.simulate(body.injections)) })),
   on(startChaosExperiment, ({ body }, ctx) => ({
     version: API_VERSION,
-    experiment: ctx.services.chaos.experiments.start(body, ctx.services.deviceActions, ctx.principal?.user_id ?? ctx.principal?.key_id ?? null),
+    experiment: ctx.services.chaos.experiments.start(body, ctx.principal?.user_id ?? ctx.principal?.key_id ?? null),
   })),
   on(listChaosExperiments, (_i, ctx) => {
     const experiments = ctx.services.chaos.experiments.list();

@@ -8,7 +8,7 @@ export const chaosModule = defineModule({
   name: 'chaos',
   async open({ use }) {
     const settings = use('settings');
-    const experiments = await ChaosExperiments.open(settings.stateDir, { bus: use('bus'), devices: use('devices') });
+    const experiments = await ChaosExperiments.open(settings.stateDir, { bus: use('bus'), devices: use('devices'), actions: use('deviceActions') });
     const chaos = new ChaosService(use('programs'), experiments);
     return { provides: { chaos }, handlers: chaosHandlers, close: () => experiments.close() };
   },

@@ -17,7 +17,7 @@ import {
 } from '../../api/domains/recovery.js';
 import { handlersFor } from '../core/handlers.js';
 
-const on = handlersFor(['recovery', 'deviceActions']);
+const on = handlersFor(['recovery']);
 
 /** The recovery orchestrator's operations; the logic is the recovery service's (`recovery-service.ts`). */
 export const recoveryHandlers = [
@@ -38,6 +38,5 @@ export const recoveryHandlers = [
   }),
   on(explainRecovery, ({ body }, ctx) => ctx.services.recovery.explain(body)),
   on(recommendRecovery, ({ body }, ctx) => ctx.services.recovery.recommend(body)),
-  // The device actions are provided by the devices domain; read per call, so recovery opens without them.
-  on(executeRecovery, ({ body }, ctx) => ctx.services.recovery.execute(body, ctx.services.deviceActions as typeof ctx.services.deviceActions | undefined)),
+  on(executeRecovery, ({ body }, ctx) => ctx.services.recovery.execute(body)),
 ];

@@ -17,6 +17,8 @@ export const recoveryModule = defineModule({
       devices: use('devices'),
       alerts: use('alerts'),
       bus: use('bus'),
+      deviceActions: use('deviceActions'),
+      operator: use('operator'),
       configTree: () => project.config?.tree ?? null,
     });
     return { provides: { recovery }, handlers: recoveryHandlers, close: () => recovery.close() };

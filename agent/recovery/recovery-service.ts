@@ -12,6 +12,7 @@ import type { DeviceActionOutcome, DeviceActions } from '../devices/device-actio
 import type { DeviceRegistry } from '../devices/device-registry.js';
 import type { EntityService } from '../entities/entity-service.js';
 import type { EventBus } from '../events/event-bus.js';
+import type { OperatorService } from '../operator/operator-service.js';
 import { platformEvent } from '../events/platform-events.js';
 import type { AlertService } from '../observability/alerts.js';
 import type { HealReport } from '../programs/assurance/heal.js';
@@ -57,6 +58,10 @@ export interface RecoveryServiceDeps {
   devices: DeviceRegistry;
   alerts: AlertService;
   bus: EventBus;
+  /** The devices domain's actions (reset, reconnect, failover, quarantine): device strategies act through them. */
+  deviceActions: DeviceActions;
+  /** The operator console's mission lifecycle: mission strategies pause the missions concerned through it. */
+  operator: OperatorService;
   /** The merged configuration tree (`[recovery]` lives there), or null without a configuration. */
   configTree: () => Record<string, unknown> | null;
 }
@@ -503,7 +508,7 @@ export class RecoveryService {
   // -------------------------------------------------------------------------------------------
   // Execute
 
-  async execute(body: RecoveryBody, deviceActions: DeviceActions | undefined) {
+  async execute(body: RecoveryBody) {
     if (body.force_execute !== true) return this.evaluate(body, 'plan');
     // An action names what it acts on: an unknown entity is refused, not silently skipped (docs/recovery.md).
     if (body.entity_id !== undefined && !(await this.registry()).byId.has(body.entity_id)) {
@@ -524,7 +529,7 @@ export class RecoveryService {
       const gates = this.gates(plan, heal, i, planned.reg, policies.find((p) => p.entity_id === plan.entity_id) ?? null);
       own.mark('validate', `Validation gates executed: ${gates.filter((g) => g.passed).length}/${gates.length} passed`);
       const healStatus = heal.results[i]!.status;
-      const { effects, status } = await this.applyEffects(plan, healStatus, planned.reg, deviceActions);
+      const { effects, status } = await this.applyEffects(plan, healStatus, planned.reg);
       own.mark('execute', effects.length === 0 ? `Nothing applied (heal gates: ${healStatus})` : effects.map((e) => `${e.action} ${e.target}: ${e.ok ? 'ok' : 'failed'}`).join('; '));
       own.mark('complete', `Recovery ${status === 'Success' ? 'completed' : 'ended'} — status ${status}, risk ${plan.risk}`);
       const evidence = this.evidenceOf(plan, gates, own, { executed: true, status, effects });
@@ -550,19 +555,20 @@ export class RecoveryService {
   /**
    * The effects of one plan. Heal gates blocked everything (Failed): nothing is applied. Unsafe: a
    * device target is quarantined. Otherwise the plan's strategies are tried in order until one
-   * effect succeeds: device strategies through the device actions, mission strategies as a pause
-   * command for the missions concerned, anything else as a command record for the robot's fleet agent.
+   * effect succeeds: device strategies through the device actions, mission strategies as a pause of
+   * the missions concerned through the operator service, anything else as a command record for the
+   * robot's fleet agent.
    */
-  private async applyEffects(plan: PlanRecord, healStatus: Evidence['status'], reg: Registry, actions: DeviceActions | undefined) {
+  private async applyEffects(plan: PlanRecord, healStatus: Evidence['status'], reg: Registry) {
     const effects: RecoveryEffect[] = [];
     const device = this.deps.devices.get(plan.entity_id);
     if (healStatus === 'Failed') return { effects, status: 'Failed' as const };
     if (healStatus === 'Unsafe') {
-      if (device) effects.push(await this.deviceEffect('quarantine', 'quarantine', device.id, actions, `unsafe recovery for '${plan.failure}'`));
+      if (device) effects.push(await this.deviceEffect('quarantine', 'quarantine', device.id, `unsafe recovery for '${plan.failure}'`));
       return { effects, status: 'Unsafe' as const };
     }
     for (const strategy of plan.strategies.map(strategyName)) {
-      const effect = device ? await this.deviceStrategy(strategy, device.id, plan, actions) : this.recordedCommand(strategy, plan, reg);
+      const effect = device ? await this.deviceStrategy(strategy, device.id, plan) : await this.recordedCommand(strategy, plan, reg);
       if (!effect) continue;
       effects.push(effect);
       if (effect.ok) break;
@@ -572,28 +578,26 @@ export class RecoveryService {
     return { effects, status: anyOk ? healStatus : ('Failed' as const) };
   }
 
-  private async deviceStrategy(strategy: string, deviceId: string, plan: PlanRecord, actions: DeviceActions | undefined): Promise<RecoveryEffect | null> {
+  private async deviceStrategy(strategy: string, deviceId: string, plan: PlanRecord): Promise<RecoveryEffect | null> {
     const reason = `recovery ${plan.plan_id}`;
     switch (strategy) {
       case 'retry':
       case 'reconnect':
-        return this.deviceEffect(strategy, 'reconnect', deviceId, actions, reason);
+        return this.deviceEffect(strategy, 'reconnect', deviceId, reason);
       case 'reinitialize':
       case 'restart_device':
-        return this.deviceEffect(strategy, 'reset', deviceId, actions, reason);
+        return this.deviceEffect(strategy, 'reset', deviceId, reason);
       case 'switch_sensor':
       case 'switch_hardware':
-        return this.deviceEffect(strategy, 'failover', deviceId, actions, reason);
+        return this.deviceEffect(strategy, 'failover', deviceId, reason);
       default:
         return null;
     }
   }
 
-  private async deviceEffect(strategy: string, action: DeviceActionOutcome['action'], deviceId: string, actions: DeviceActions | undefined, reason: string): Promise<RecoveryEffect> {
+  private async deviceEffect(strategy: string, action: DeviceActionOutcome['action'], deviceId: string, reason: string): Promise<RecoveryEffect> {
     const started = Date.now();
-    if (!actions) {
-      return { strategy, kind: 'device_action', action, target: deviceId, ok: false, detail: 'device actions are not available in this agent', started_at: new Date(started).toISOString(), duration_ms: 0 };
-    }
+    const actions = this.deps.deviceActions;
     try {
       const out =
         action === 'reset' ? await actions.reset(deviceId, DEVICE_ACTION_TIMEOUT_MS)
@@ -616,20 +620,38 @@ export class RecoveryService {
     }
   }
 
-  private recordedCommand(strategy: string, plan: PlanRecord, reg: Registry): RecoveryEffect {
+  /**
+   * Mission strategies pause the missions concerned (the mission itself, or those the entity
+   * `participates_in`) through the operator service, as recovery (actor `recovery`): the entity
+   * lifecycle and the `MissionPaused` event are the operator service's. The effect is ok when every
+   * mission was paused; a refusal (a mission whose state allows no pause, 409) is the detail.
+   * Anything else is a command record for the robot's fleet agent.
+   */
+  private async recordedCommand(strategy: string, plan: PlanRecord, reg: Registry): Promise<RecoveryEffect> {
     if (strategy === 'transfer_mission' || strategy === 'delegate_mission' || strategy === 'takeover_mission') {
       const started = Date.now();
       const missions = plan.entity_kind === 'mission' ? [plan.entity_id] : reg.relationships.filter((r) => r.from_id === plan.entity_id && r.kind === 'participates_in').map((r) => r.to_id).sort();
       const backup = plan.decision.backup_entity_id;
+      const outcomes: Array<{ id: string; ok: boolean; text: string }> = [];
+      for (const id of missions) {
+        try {
+          const r = await this.deps.operator.pauseMission(id, 'recovery', `recovery ${plan.plan_id}: ${strategy} for '${plan.failure}'`);
+          outcomes.push({ id, ok: true, text: `${id} paused (${r.mission_state})` });
+        } catch (error) {
+          const status = error instanceof ApiError ? ` (${error.status})` : '';
+          outcomes.push({ id, ok: false, text: `${id} not paused${status}: ${(error as Error).message}` });
+        }
+      }
+      const ok = outcomes.length > 0 && outcomes.every((o) => o.ok);
       return {
         strategy,
         kind: 'mission_command',
         action: 'pause',
         target: missions.join(',') || plan.entity_id,
-        ok: missions.length > 0,
+        ok,
         detail:
-          missions.length > 0
-            ? `pause recorded for ${missions.join(', ')}${backup ? `, backup ${backup}` : ', no backup available'}; this agent has no operator mission service to apply it`
+          outcomes.length > 0
+            ? `${outcomes.map((o) => o.text).join('; ')}; ${backup ? `backup ${backup}` : 'no backup available'}`
             : `no mission linked to '${plan.entity_id}'`,
         started_at: new Date(started).toISOString(),
         duration_ms: Date.now() - started,

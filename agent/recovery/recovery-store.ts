@@ -16,7 +16,7 @@ export interface TimelinePhase {
 
 export interface RecoveryEffect {
   strategy: string;
-  /** `device_action`: through the device pool and HAL; `mission_command` / `fleet_agent_command`: a recorded command for a component this agent does not drive itself. */
+  /** `device_action`: through the device actions (HAL, firmware bridge, device pool); `mission_command`: a mission pause through the operator service; `fleet_agent_command`: a recorded command for a component this agent does not drive itself. */
   kind: 'device_action' | 'mission_command' | 'fleet_agent_command';
   action: string;
   target: string;
