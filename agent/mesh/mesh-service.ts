@@ -144,6 +144,11 @@ export class MeshService {
     return new MeshService(deps, store);
   }
 
+  /** Writes what reads recorded (route history, partitions) before the agent stops. */
+  close(): Promise<void> {
+    return this.store.close();
+  }
+
   private now(): number {
     return (this.deps.now ?? Date.now)();
   }

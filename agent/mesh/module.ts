@@ -19,6 +19,6 @@ export const meshModule = defineModule({
       settings: settings.mesh,
       probeMqtt: probeMqttBroker,
     });
-    return { provides: { mesh }, handlers: meshHandlers };
+    return { provides: { mesh }, handlers: meshHandlers, close: () => mesh.close() };
   },
 });
