@@ -1,20 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import { writeProject } from '../helpers/project-fixture.js';
-import { REPO_ROOT, SVC_BIN } from '../helpers/spawn-agent.js';
 import { eventually } from '../helpers/stream-client.js';
 import { SOCAT_SKIP_REASON, socatAvailable, startSocatPair, type SocatPair } from '../hal/helpers/socat-pair.js';
+import { simDevice } from '../helpers/sim-device.js';
 
 const ADMIN = 'f4'.repeat(32);
 const get = (a: RunningAgent, p: string) => a.json(p, { headers: { authorization: `Bearer ${ADMIN}` } });
-
-function simDevice(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, [SVC_BIN, 'sim-device', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', () => undefined);
-  child.stderr!.on('data', () => undefined);
-  return child;
-}
 
 /** Rover rover-1 with a redundant IMU pair (imu-a trusted, imu-b not); thermal limit and set point 20 °C (the emulated IMU reads 25–45 °C). */
 function project(): string {

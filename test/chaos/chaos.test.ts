@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { EXPERIMENTS_FILE } from '../../agent/chaos/experiments.js';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
-import { REPO_ROOT, SVC_BIN } from '../helpers/spawn-agent.js';
 import { eventually } from '../helpers/stream-client.js';
 import { SOCAT_SKIP_REASON, socatAvailable, startSocatPair, type SocatPair } from '../hal/helpers/socat-pair.js';
+import { simDevice } from '../helpers/sim-device.js';
 
 const DEMO = path.resolve(__dirname, '../../demo');
 const ADMIN = 'c1'.repeat(32);
@@ -121,13 +121,6 @@ describe('live chaos experiments (Operate)', () => {
     expect(done.finished_at).toBeTruthy();
   });
 });
-
-function simDevice(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, [SVC_BIN, 'sim-device', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', () => undefined);
-  child.stderr!.on('data', () => undefined);
-  return child;
-}
 
 /**
  * End to end: an emulated serial device (`svc sim-device`, the compiled build) over a real socat

@@ -1,12 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeviceActions } from '../../agent/devices/device-actions.js';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import { MOSQUITTO_SKIP_REASON, startMosquitto } from '../helpers/mosquitto.js';
 import { fleetProject } from '../helpers/project-fixture.js';
-import { REPO_ROOT, SVC_BIN } from '../helpers/spawn-agent.js';
 import { eventually } from '../helpers/stream-client.js';
 import { SOCAT_SKIP_REASON, socatAvailable, startSocatPair, type SocatPair } from '../hal/helpers/socat-pair.js';
+import { simDevice } from '../helpers/sim-device.js';
 
 /**
  * DeviceActions against emulated devices (`svc sim-device`, the compiled build: `npm run build`)
@@ -15,13 +15,6 @@ import { SOCAT_SKIP_REASON, socatAvailable, startSocatPair, type SocatPair } fro
  */
 
 const ADMIN = 'a7'.repeat(32);
-
-function simDevice(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, [SVC_BIN, 'sim-device', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', () => undefined);
-  child.stderr!.on('data', () => undefined);
-  return child;
-}
 
 interface HealthChange {
   at: number;

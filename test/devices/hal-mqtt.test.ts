@@ -1,18 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../helpers/agent-harness.js';
 import { MOSQUITTO_SKIP_REASON, startMosquitto, type MosquittoBroker } from '../helpers/mosquitto.js';
-import { REPO_ROOT, SVC_BIN } from '../helpers/spawn-agent.js';
 import { eventually, openStream } from '../helpers/stream-client.js';
+import { simDevice } from '../helpers/sim-device.js';
 
 const ADMIN = 'e1'.repeat(32);
 const auth = { Authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
-
-function simDevice(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, [SVC_BIN, 'sim-device', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr!.on('data', () => undefined);
-  return child;
-}
 
 describe.skipIf(MOSQUITTO_SKIP_REASON !== null)(`MQTT devices end to end ${MOSQUITTO_SKIP_REASON ?? ''}`, () => {
   let broker: MosquittoBroker;

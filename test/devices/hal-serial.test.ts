@@ -1,19 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../helpers/agent-harness.js';
-import { REPO_ROOT, SVC_BIN } from '../helpers/spawn-agent.js';
 import { eventually, openStream } from '../helpers/stream-client.js';
 import { SOCAT_SKIP_REASON, socatAvailable, startSocatPair, type SocatPair } from '../hal/helpers/socat-pair.js';
+import { simDevice } from '../helpers/sim-device.js';
 
 const ADMIN = 'f2'.repeat(32);
 const auth = { Authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
-
-function simDevice(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, [SVC_BIN, 'sim-device', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', () => undefined);
-  child.stderr!.on('data', () => undefined);
-  return child;
-}
 
 describe.skipIf(!socatAvailable)(`firmware-bridge devices over serial and SLCAN (socat pty pairs) ${socatAvailable ? '' : SOCAT_SKIP_REASON}`, () => {
   const children: ChildProcess[] = [];

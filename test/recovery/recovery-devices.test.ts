@@ -1,12 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
-import { REPO_ROOT, SVC_BIN } from '../helpers/spawn-agent.js';
 import { eventually, openStream, type StreamClient } from '../helpers/stream-client.js';
 import { SOCAT_SKIP_REASON, socatAvailable, startSocatPair, type SocatPair } from '../hal/helpers/socat-pair.js';
 import { OPERATOR_KEY, post, recoveryProject, startRecoveryAgent } from './fixture.js';
+import { simDevice } from '../helpers/sim-device.js';
 
 /**
  * Recovery acting on real devices (docs/recovery.md § Execute): emulated serial devices
@@ -80,13 +80,6 @@ failover_priority = 2
     ]),
   );
   return { root, config: path.join(root, 'svc.toml'), program: path.join(root, 'programs', 'rover.sd'), keys };
-}
-
-function simDevice(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, [SVC_BIN, 'sim-device', ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', () => undefined);
-  child.stderr!.on('data', () => undefined);
-  return child;
 }
 
 const auth = (key: string) => ({ authorization: `Bearer ${key}` });
