@@ -127,6 +127,11 @@ describe('escalation lifecycle', () => {
     ]);
     // Decisions without an escalation keep the plain layer path.
     expect(frameOf(traces.body.frames, 'CourierReflex')).toMatchObject({ result: 'executed', escalation_path: ['reflex', 'local_entity', 'group_fleet', 'control_center'] });
+    // The decision audit (`svc audit decisions`, same route) explains why the action waits.
+    const audit = await agent.json('/v1/programs/audit/decisions', post({ file: 'programs/courier.trace', explain: true }));
+    expect(audit.status).toBe(200);
+    expect(audit.body.explanation).toContain("decided to 'update_firmware' because decision_tree Maintenance matched");
+    expect(audit.body.explanation).toContain('waiting for approval of esc-Courier-1');
     // The neighbouring frame of §25.
     const trace = JSON.parse(fs.readFileSync(path.join(root, 'programs', 'courier.trace'), 'utf8'));
     expect(trace.frames.filter((f: any) => f.event === 'decision_escalation_pending').map((f: any) => f.payload.escalation_id)).toEqual(['esc-Courier-local', 'esc-Courier-1']);
@@ -148,6 +153,7 @@ describe('escalation lifecycle', () => {
     const frame = frameOf(traces.body.frames, 'Maintenance');
     expect(frame.result).toBe('executed');
     expect(frame.escalation_path).toEqual([expect.objectContaining({ escalation_id: 'esc-Courier-1', pending_approval: false, granted: true })]);
+    expect(frame.reason).toContain('approved by esc-Courier-1');
 
     const after = (await agent.json('/v1/decisions/escalations', auth)).body;
     // esc-Courier-local stays pending as first registered (same time), esc-Courier-1 is granted, not pending again.

@@ -172,7 +172,7 @@ export class DecisionEngine {
     const ms = context.simTimeMs;
     const decisionId = `d-${ms}-${DECISION_EVENT}`;
     const decision = rule.actions[0] ?? rule.tree.name;
-    const reason = `decision_tree ${rule.tree.name} matched ${rule.condition}`;
+    const matched = `decision_tree ${rule.tree.name} matched ${rule.condition}`;
     const scope = authorityScope(rule.layer);
     const nonce = `n-${ms}-${this.sequence}`;
     const auditRecordId = `a-${ms}-${this.sequence}`;
@@ -218,6 +218,14 @@ export class DecisionEngine {
             granted: e.status === 'granted',
           }));
     const result = met.some((e) => e.status === 'pending') ? 'pending_approval' : 'executed';
+    // The reason says it too, so decision audits and explanations (`svc audit decisions`) show it.
+    const waiting = met.filter((e) => e.status === 'pending').map((e) => e.escalation_id);
+    const granted = met.filter((e) => e.status === 'granted').map((e) => e.escalation_id);
+    const reason = [
+      matched,
+      ...(waiting.length > 0 ? [`waiting for approval of ${waiting.join(', ')}`] : []),
+      ...(granted.length > 0 ? [`approved by ${granted.join(', ')}`] : []),
+    ].join('; ');
 
     const signingFields = {
       decision_id: decisionId,
