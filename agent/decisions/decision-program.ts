@@ -7,6 +7,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 
 import type { DecisionTreeDecl, OfflinePolicyDecl, Program } from '../programs/language/ast.js';
 import { canonicalTreeText, decisionLayer, POLICY_VERSION } from '../programs/runtime/decision-trees.js';
+import { centralEscalationId, isSafetyBoundary, localEscalationId, SAFETY_BOUNDARIES } from '../programs/runtime/escalations.js';
 
 export { loadProgram, loadTrace, resolveRequestFile } from '../programs/program-files.js';
 
@@ -43,8 +44,8 @@ export interface CacheSignatures {
   policies: Record<string, string>;
 }
 
-/** Safety boundaries that always need control-center approval. */
-export const SAFETY_BOUNDARIES = ['disable_kill_switch', 'override_safety_policy', 'accept_unknown_device', 'update_firmware'] as const;
+/** Safety boundaries that always need control-center approval (shared with the interpreter). */
+export { SAFETY_BOUNDARIES };
 
 const REFLEX_WORDS = ['emergency_stop', 'stop_motor', 'kill_switch', 'estop', 'e_stop', 'cut_power', 'safe_stop', 'halt'];
 
@@ -330,14 +331,14 @@ export function simulate(program: Program, input: SimulateInput, ctx: SimulateCo
  */
 export function raisableEscalations(program: Program): Map<string, { entity_id: string; action: string; reason: string }> {
   const out = new Map<string, { entity_id: string; action: string; reason: string }>();
-  const boundaryTree = program.decisionTrees.flatMap((t) => t.rules.flatMap((r) => r.actions)).find((a) => (SAFETY_BOUNDARIES as readonly string[]).includes(a.split(/\s+/)[0]!));
+  const boundaryTree = program.decisionTrees.flatMap((t) => t.rules.flatMap((r) => r.actions)).find(isSafetyBoundary);
   for (const r of program.robots) {
     if (r.requiresCentralApproval.length > 0 || boundaryTree) {
       const action = r.requiresCentralApproval[0] ?? boundaryTree!;
-      out.set(`esc-${r.name}-1`, { entity_id: r.name, action, reason: `requires_central_approval [${r.requiresCentralApproval.join(', ')}]` });
+      out.set(centralEscalationId(r.name), { entity_id: r.name, action, reason: `requires_central_approval [${r.requiresCentralApproval.join(', ')}]` });
     }
     if (r.localDecisionAuthority.length > 0) {
-      out.set(`esc-${r.name}-local`, { entity_id: r.name, action: 'outside local authority', reason: `outside local_decision_authority [${r.localDecisionAuthority.join(', ')}]` });
+      out.set(localEscalationId(r.name), { entity_id: r.name, action: 'outside local authority', reason: `outside local_decision_authority [${r.localDecisionAuthority.join(', ')}]` });
     }
   }
   return out;

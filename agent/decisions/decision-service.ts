@@ -9,14 +9,14 @@ import type { ProgramWorkspace } from '../programs/program-workspace.js';
 import type { DecisionSettings } from '../settings/settings.js';
 import type { JsonStore } from '../state/json-store.js';
 import type { CacheSignatures, OfflinePolicyRecord } from './decision-program.js';
-import { openEscalationStore, openMeshStore, type EscalationDoc, type EscalationGrant, type MeshDoc, type MeshVote } from './decision-stores.js';
+import { addPendingEscalation, ESCALATION_FILE, openEscalationStore, openMeshStore, type RaisedEscalation, type EscalationDoc, type EscalationGrant, type MeshDoc, type MeshVote } from './decision-stores.js';
 
 type DecisionProgram = typeof import('./decision-program.js');
 let programModule: Promise<DecisionProgram> | null = null;
 /** The program language loads on the first decision request, like the program engine (agent/programs/program-service.ts). */
 const lang = (): Promise<DecisionProgram> => (programModule ??= import('./decision-program.js'));
 
-export const ESCALATION_FILE = 'decision-escalations.json';
+export { ESCALATION_FILE } from './decision-stores.js';
 export const POLICY_CACHE_FILE = 'decision-policy-cache.json';
 export const MESH_FILE = 'decision-mesh.json';
 
@@ -71,6 +71,21 @@ export class DecisionService {
   /** Remote callers see project-relative paths, and the state directory by its relative name (docs/security.md §5). */
   private shown<T>(value: T): T {
     return relativeServerPaths(value, { stateDir: this.deps.stateDir, projectRoot: this.deps.workspace().projectRoot }) as T;
+  }
+
+  /**
+   * The escalation store as program runs see it (docs/decisions.md § Escalations): whether an id is
+   * granted, and the pending escalations a run registers. The programs service holds it (set when this
+   * module opens); writes go through the store's commit barrier like every other change.
+   */
+  escalationPort() {
+    return {
+      isGranted: (id: string) => Boolean(this.escalations.data.granted[id]),
+      registerPending: (e: RaisedEscalation) => {
+        addPendingEscalation(this.escalations, e, this.now());
+      },
+      commit: () => this.escalations.commit(),
+    };
   }
 
   private now(): number {

@@ -1,5 +1,8 @@
 import { JsonStore } from '../state/json-store.js';
 
+/** Default escalation store file in the state directory (`SVC_DECISION_ESCALATION_STORE` overrides it). */
+export const ESCALATION_FILE = 'decision-escalations.json';
+
 /** A decision a robot waits on (registered by the robot's run): `esc-<entity>-1`, `esc-<entity>-local`. */
 export interface PendingEscalation {
   escalation_id: string;
@@ -7,6 +10,47 @@ export interface PendingEscalation {
   action: string;
   reason: string;
   created_at_ms: number;
+  /** Where the run met it (absent in records written by older versions). */
+  layer?: string;
+  tree?: string;
+  condition?: string;
+  decision_id?: string;
+}
+
+/** What a program run hands over for an escalation its decision waits on. */
+export interface RaisedEscalation {
+  escalation_id: string;
+  entity_id: string;
+  action: string;
+  reason: string;
+  layer: string;
+  tree: string;
+  condition: string;
+  decision_id: string;
+}
+
+/**
+ * Registers an escalation a run waits on, unless the id is already pending (the first registration
+ * and its time are kept) or granted (the robot may act). Returns whether the store changed.
+ */
+export function addPendingEscalation(store: JsonStore<EscalationDoc>, e: RaisedEscalation, nowMs: number): boolean {
+  const id = e.escalation_id;
+  if (store.data.pending[id] || store.data.granted[id]) return false;
+  store.change((d) => {
+    d.pending[id] = {
+      escalation_id: id,
+      entity_id: e.entity_id,
+      action: e.action,
+      reason: e.reason,
+      created_at_ms: nowMs,
+      layer: e.layer,
+      tree: e.tree,
+      condition: e.condition,
+      decision_id: e.decision_id,
+    };
+    d.updated_at_ms = nowMs;
+  });
+  return true;
 }
 
 export interface EscalationGrant {

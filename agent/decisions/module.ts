@@ -23,6 +23,8 @@ export const decisionsModule = defineModule({
         }
       },
     });
+    // Program runs read grants from, and register pending escalations in, this module's store.
+    programs.setEscalations(decisions.escalationPort());
     return { provides: { decisions }, handlers: decisionHandlers, close: () => decisions.flush() };
   },
 });

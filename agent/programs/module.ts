@@ -16,6 +16,8 @@ export const programsModule = defineModule({
       stateDir: settings.stateDir,
       decisions: settings.decisions,
       confineToRoot: true,
+      // The decisions module (opened after this one) sets the escalation store.
+      escalations: null,
       cwd: boot.cwd,
       devices: () => devices.list().map((d) => ({ id: d.id, logical_name: d.logical_name, type: d.device_type })),
     });

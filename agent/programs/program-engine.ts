@@ -19,6 +19,7 @@ import { explain } from './assurance/explain.js';
 import { auditDecisions } from './assurance/audit-decisions.js';
 import { simulateProgram, type ExecutedSimulation } from './runtime/simulate.js';
 import { FAILURE_FAULTS } from './runtime/health-injection.js';
+import type { EscalationPort } from './runtime/escalations.js';
 import type { RuntimeHealth } from './analysis/options.js';
 import { replayTrace } from './runtime/replay.js';
 import { parseOffset } from './runtime/trace-file.js';
@@ -168,8 +169,13 @@ export class ProgramEngine {
     return { version: VERSION, file, report: evaluateReadiness(program, { ...this.options(req), runtimeHealth: runtime }) };
   }
 
+  /**
+   * The REST simulation. It registers the escalations its decisions wait on only when it is a
+   * recording run (`record_trace`: the call that needs Operate and is audited, docs/decisions.md);
+   * any other run reports them and writes nothing.
+   */
   simulate(req: ProgramRequest) {
-    return this.runSimulation(req, {});
+    return this.runSimulation(req, {}, req.record_trace === true);
   }
 
   /**
@@ -185,11 +191,23 @@ export class ProgramEngine {
       traceOut: req.trace_out ?? null,
       maxLoopIterations: req.max_loop_iterations,
       injectFailure: failure,
-    });
+    }, true);
   }
 
-  private runSimulation(req: ProgramRequest, local: { traceOut?: string | null; maxLoopIterations?: number | undefined; injectFailure?: string | null }) {
+  private runSimulation(
+    req: ProgramRequest,
+    local: { traceOut?: string | null; maxLoopIterations?: number | undefined; injectFailure?: string | null },
+    register: boolean,
+  ) {
     const { file, program } = this.program(req);
+    const store = this.workspace.escalations ?? null;
+    const registers = register && store !== null;
+    const escalations: EscalationPort | null = store && {
+      isGranted: (id) => store.isGranted(id),
+      registerPending: (record) => {
+        if (registers) store.registerPending(record);
+      },
+    };
     try {
       const simulation = simulateProgram(program, {
         file,
@@ -202,7 +220,9 @@ export class ProgramEngine {
         ...(local.traceOut ? { traceOut: local.traceOut } : {}),
         ...(local.maxLoopIterations !== undefined ? { maxLoopIterations: local.maxLoopIterations } : {}),
         ...(local.injectFailure ? { injectFailure: local.injectFailure } : {}),
+        escalations,
       });
+      if (!simulation.dry_run && simulation.escalations) simulation.escalations_registered = registers;
       return { version: VERSION, file, simulation };
     } catch (err) {
       if (err instanceof ProgramRuntimeError) throw badRequest(err.message);

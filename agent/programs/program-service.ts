@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ProgramQuery, ProgramRequest } from './program-request.js';
-import type { ProgramWorkspace } from './program-workspace.js';
+import type { ProgramWorkspace, WorkspaceEscalations } from './program-workspace.js';
+import { EscalationFile } from './escalation-file.js';
 import type { ProgramEngine } from './program-engine.js';
 import type { ProgramFacts } from '../entities/program-facts.js';
 
@@ -19,7 +20,17 @@ export class ProgramService {
   private engine: ProgramEngine | null = null;
   private readonly traceListeners = new Set<(tracePath: string) => void>();
 
-  constructor(readonly workspace: ProgramWorkspace) {}
+  constructor(readonly workspace: ProgramWorkspace) {
+    // The CLI names no escalation store: it uses the file of its settings, the agent's own store file.
+    if (workspace.escalations === undefined) {
+      workspace.escalations = EscalationFile.forSettings(workspace.stateDir, workspace.decisions.escalationStore, workspace.decisions.simTimeMs);
+    }
+  }
+
+  /** The agent's escalation store, set by the decisions module when it opens (modules open in order). */
+  setEscalations(port: WorkspaceEscalations | null): void {
+    this.workspace.escalations = port;
+  }
 
   /**
    * Called with the absolute path of every trace file a simulation of this process records
@@ -33,7 +44,11 @@ export class ProgramService {
   async run<K extends EngineMethod>(method: K, input: ProgramRequest & ProgramQuery): Promise<ReturnType<ProgramEngine[K]>> {
     const engine = await this.load();
     const result = (engine[method] as (i: unknown) => ReturnType<ProgramEngine[K]>).call(engine, input);
-    const recorded = (result as { simulation?: { trace_path?: unknown } } | null)?.simulation?.trace_path;
+    const simulation = (result as { simulation?: { trace_path?: unknown; escalations_registered?: unknown } } | null)?.simulation;
+    // Registered escalations are on disk before the answer (the kernel's barrier covers the agent's
+    // store too; the CLI has no kernel).
+    if (simulation?.escalations_registered === true) await this.workspace.escalations?.commit();
+    const recorded = simulation?.trace_path;
     if (typeof recorded === 'string') {
       const tracePath = path.resolve(this.workspace.cwd, recorded);
       for (const l of this.traceListeners) {

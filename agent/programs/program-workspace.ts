@@ -1,5 +1,12 @@
 import type { ResolvedConfig } from '../project/resolve-config.js';
 import type { DecisionSettings } from '../settings/settings.js';
+import type { EscalationPort } from './runtime/escalations.js';
+
+/** The escalation store as the program operations use it: the run's port, and a commit barrier. */
+export interface WorkspaceEscalations extends EscalationPort {
+  /** Resolves once every pending escalation registered so far is on disk. */
+  commit(): Promise<void>;
+}
 
 /**
  * What a program operation may see of its surroundings. The server builds one from its start
@@ -25,4 +32,10 @@ export interface ProgramWorkspace {
   decisions: DecisionSettings;
   /** Device registry entries the server knows of (heal enriches failover plans with them). */
   devices?: () => readonly { id: string; logical_name?: string | null; type?: string | null }[];
+  /**
+   * The escalation store simulations read grants from and register pending escalations in
+   * (docs/decisions.md § Escalations). The agent sets it when the decisions module opens (null until
+   * then); absent (the CLI), ProgramService uses the store file of the settings.
+   */
+  escalations?: WorkspaceEscalations | null;
 }

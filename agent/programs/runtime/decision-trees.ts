@@ -9,6 +9,7 @@ import { createHash, createHmac } from 'node:crypto';
 
 import type { DecisionTreeDecl, Expr, Program } from '../language/ast.js';
 import { conditionSignals, parseCondition } from './condition-parser.js';
+import { escalationNeed, type EscalationPort, type EscalationRecord, type RobotAuthority } from './escalations.js';
 
 export const DECISION_EVENT = 'decision_tree_eval';
 export const POLICY_VERSION = '1.0.0';
@@ -87,6 +88,10 @@ export interface DecisionContext {
   evaluate: (expr: Expr) => unknown;
   /** Signing key (`Settings.decisions.policySigningKey`), or null for unsigned envelopes. */
   signingKey: string | null;
+  /** The robot's declared authority: which actions need approval (docs/decisions.md § Escalations). */
+  authority?: RobotAuthority;
+  /** The escalation store as the run may see it; absent: nothing is granted and nothing is kept. */
+  escalations?: EscalationPort | null;
 }
 
 interface CompiledRule {
@@ -108,6 +113,8 @@ export class DecisionEngine {
   private readonly policyHash: string;
   private readonly emitted = new Set<string>();
   private sequence = 0;
+  /** Escalations met by this run's decisions, in order (pending and already granted). */
+  readonly escalations: EscalationRecord[] = [];
 
   constructor(program: Program) {
     this.policyHash = sha256(canonicalPolicyText(program.decisionTrees));
@@ -165,7 +172,7 @@ export class DecisionEngine {
     const ms = context.simTimeMs;
     const decisionId = `d-${ms}-${DECISION_EVENT}`;
     const decision = rule.actions[0] ?? rule.tree.name;
-    const reason = `decision_tree ${rule.tree.name} matched ${rule.condition}`;
+    const matched = `decision_tree ${rule.tree.name} matched ${rule.condition}`;
     const scope = authorityScope(rule.layer);
     const nonce = `n-${ms}-${this.sequence}`;
     const auditRecordId = `a-${ms}-${this.sequence}`;
@@ -176,8 +183,49 @@ export class DecisionEngine {
       layer: c.rule.layer,
     });
     const rejected = losers.map((c) => ({ ...alternative(c), reason: `lower precedence than ${rule.layer}` }));
-    const escalationPath = LAYER_PRECEDENCE.slice(LAYER_PRECEDENCE.indexOf(rule.layer));
-    const result = 'executed';
+    // An action the robot may not take on its own waits for its escalation to be granted (one id per
+    // kind: esc-<robot>-1, esc-<robot>-local); the decision is carried out only when all are granted.
+    const needs = new Map<string, { escalation_id: string; entity_id: string; action: string; reason: string }>();
+    if (context.authority) {
+      for (const action of rule.actions) {
+        const need = escalationNeed(context.authority, action, rule.layer);
+        if (need && !needs.has(need.escalation_id)) needs.set(need.escalation_id, need);
+      }
+    }
+    const met: EscalationRecord[] = [...needs.values()].map((need) => ({
+      ...need,
+      layer: rule.layer,
+      tree: rule.tree.name,
+      condition: rule.condition,
+      decision_id: decisionId,
+      sim_time_ms: ms,
+      status: context.escalations?.isGranted(need.escalation_id) === true ? 'granted' : 'pending',
+    }));
+    for (const record of met) {
+      this.escalations.push(record);
+      if (record.status === 'pending') context.escalations?.registerPending(record);
+    }
+    const escalationPath: unknown[] =
+      met.length === 0
+        ? LAYER_PRECEDENCE.slice(LAYER_PRECEDENCE.indexOf(rule.layer))
+        : met.map((e) => ({
+            from_layer: rule.layer,
+            to_layer: 'control_center',
+            escalation_id: e.escalation_id,
+            action: e.action,
+            reason: e.reason,
+            pending_approval: e.status === 'pending',
+            granted: e.status === 'granted',
+          }));
+    const result = met.some((e) => e.status === 'pending') ? 'pending_approval' : 'executed';
+    // The reason says it too, so decision audits and explanations (`svc audit decisions`) show it.
+    const waiting = met.filter((e) => e.status === 'pending').map((e) => e.escalation_id);
+    const granted = met.filter((e) => e.status === 'granted').map((e) => e.escalation_id);
+    const reason = [
+      matched,
+      ...(waiting.length > 0 ? [`waiting for approval of ${waiting.join(', ')}`] : []),
+      ...(granted.length > 0 ? [`approved by ${granted.join(', ')}`] : []),
+    ].join('; ');
 
     const signingFields = {
       decision_id: decisionId,

@@ -31,3 +31,13 @@ export {
 export { SimRobot, type SimSnapshot, type Pose } from './sim-robot.js';
 export { SafetyMonitor } from './safety-monitor.js';
 export { DECISION_EVENT } from './decision-trees.js';
+export {
+  SAFETY_BOUNDARIES,
+  escalationNeed,
+  isSafetyBoundary,
+  centralEscalationId,
+  localEscalationId,
+  type EscalationPort,
+  type EscalationRecord,
+  type EscalationNeed,
+} from './escalations.js';

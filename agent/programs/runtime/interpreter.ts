@@ -20,6 +20,7 @@ import { actuate } from './actuators.js';
 import { BUILTINS, argument } from './builtins.js';
 import { DECISION_EVENT, DecisionEngine } from './decision-trees.js';
 import { ProgramRuntimeError } from './errors.js';
+import type { EscalationPort, EscalationRecord } from './escalations.js';
 import { evaluate, exprText, type ExpressionHost } from './expressions.js';
 import { emptyHealthOutcome, type HealthOutcome, type InjectionPlan } from './health-injection.js';
 import { injectHealth } from './health-runtime.js';
@@ -66,6 +67,8 @@ export interface InterpreterOptions {
   signingKey?: string | null;
   /** Health faults to inject before each robot's entry (docs/program-language.md §24.1 step 4); absent: none. */
   injection?: InjectionPlan | null;
+  /** The escalation store as this run sees it (docs/decisions.md § Escalations); absent: nothing granted, nothing kept. */
+  escalations?: EscalationPort | null;
 }
 
 export interface RunOutcome {
@@ -81,6 +84,8 @@ export interface RunOutcome {
   decisionTrace: boolean;
   /** What the health injection did; null when no injection was asked for. */
   health: HealthOutcome | null;
+  /** Escalations the run's decisions met (pending ones were handed to the port). */
+  escalations: EscalationRecord[];
 }
 
 /** Type-check, then interpret. Runtime, type and contract faults throw `ProgramRuntimeError`. */
@@ -119,6 +124,7 @@ export class Interpreter implements ExpressionHost {
   private readonly globals = new Environment();
   private readonly decisions: DecisionEngine;
   private readonly signingKey: string | null;
+  private readonly escalations: EscalationPort | null;
   private readonly missionEvents: { sim_time_ms: number; robot: string; event: string }[] = [];
   private callDepth = 0;
   private enteringModes = new Set<string>();
@@ -132,6 +138,7 @@ export class Interpreter implements ExpressionHost {
     this.maxLoopIterations = options.maxLoopIterations ?? DEFAULT_MAX_LOOP_ITERATIONS;
     this.decisionTrace = options.decisionTrace ?? false;
     this.signingKey = options.signingKey || null;
+    this.escalations = options.escalations ?? null;
     this.recorder = new TraceRecorder(() => this.traceState());
     this.decisions = new DecisionEngine(program);
     this.metrics.execution.max_loop_iterations = this.maxLoopIterations;
@@ -194,6 +201,7 @@ export class Interpreter implements ExpressionHost {
       twinReplay: this.twinReplay(frames),
       decisionTrace: this.decisionTrace,
       health: this.health,
+      escalations: [...this.decisions.escalations],
     };
   }
 
@@ -351,6 +359,7 @@ export class Interpreter implements ExpressionHost {
   pollDecisions(): void {
     if (!this.decisionTrace || !this.decisions.hasRules || !this.robot) return;
     const robot = this.robot;
+    const seen = this.decisions.escalations.length;
     const payload = this.decisions.poll({
       simTimeMs: this.simTimeMs,
       robot: robot.decl.name,
@@ -358,10 +367,16 @@ export class Interpreter implements ExpressionHost {
       safetyRules: robot.decl.safety.map(safetyRuleText),
       evaluate: (expr) => evaluate(expr, robot.env, this),
       signingKey: this.signingKey,
+      authority: robot.decl,
+      escalations: this.escalations,
     });
     if (payload) {
       this.metrics.execution.decisions += 1;
       this.record(DECISION_EVENT, payload);
+      // Neighbouring frames (§25): each escalation the decision now waits on.
+      for (const e of this.decisions.escalations.slice(seen)) {
+        if (e.status === 'pending') this.record('decision_escalation_pending', { ...e });
+      }
     }
   }
 

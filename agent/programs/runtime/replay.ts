@@ -11,6 +11,7 @@ import { injectionPlanFromFrames } from './health-injection.js';
 import { DEFAULT_MAX_LOOP_ITERATIONS, runProgram } from './interpreter.js';
 import { SimRobot, type Pose } from './sim-robot.js';
 import { framesFrom, parseOffset, readTrace, type TraceFile, type TraceFrame } from './trace-file.js';
+import type { EscalationPort } from './escalations.js';
 
 /** Time tolerance of a deterministic comparison, in milliseconds. */
 export const TIME_TOLERANCE_MS = 0.001;
@@ -162,11 +163,30 @@ export function verifyDeterministic(input: string | TraceFile, options: ReplayOp
     decisionTrace: true,
     signingKey: options.signingKey ?? null,
     injection: injectionPlanFromFrames(trace.frames),
+    escalations: grantsFromFrames(trace.frames),
   });
   const offset = offsetMs(options.from);
   const expected = framesFrom(trace.frames, offset);
   const actual = framesFrom(outcome.frames, offset);
   return { mode: 'deterministic', source, frame_count: expected.length, verification: compareFrames(expected, actual), loaded: true };
+}
+
+/**
+ * The re-run sees the escalations granted as they were when the trace was recorded (decision frames
+ * whose `escalation_path` says `granted`), so it reproduces the trace whatever the store holds now,
+ * and it registers nothing.
+ */
+function grantsFromFrames(frames: readonly { payload?: unknown }[]): EscalationPort {
+  const granted = new Set<string>();
+  for (const f of frames) {
+    const path = (f.payload as { escalation_path?: unknown } | undefined)?.escalation_path;
+    if (!Array.isArray(path)) continue;
+    for (const step of path) {
+      const s = step as { escalation_id?: unknown; granted?: unknown } | null;
+      if (s && typeof s === 'object' && s.granted === true && typeof s.escalation_id === 'string') granted.add(s.escalation_id);
+    }
+  }
+  return { isGranted: (id) => granted.has(id), registerPending: () => undefined };
 }
 
 /** docs/program-language.md §17 dispatch: playback (checked first), deterministic, else inspect. */

@@ -9,6 +9,7 @@ import { NO_DECISION_SETTINGS, type DecisionSettings } from '../../settings/sett
 import { injectionPlan, type HealthOutcome } from './health-injection.js';
 import { DEFAULT_MAX_LOOP_ITERATIONS, runProgram, type RunOutcome } from './interpreter.js';
 import { writeTrace } from './trace-file.js';
+import type { EscalationPort, EscalationRecord } from './escalations.js';
 
 export interface SimulateOptions {
   /** The program's path: trace source and default trace location. */
@@ -30,6 +31,8 @@ export interface SimulateOptions {
   injectFailure?: string | null;
   /** Configuration whose `[health]` section the injection reads (ignored without injection). */
   config?: ResolvedConfig | null;
+  /** The escalation store as this run sees it (docs/decisions.md § Escalations); absent: nothing granted, nothing kept. */
+  escalations?: EscalationPort | null;
 }
 
 export interface DryRunSimulation {
@@ -46,6 +49,10 @@ export interface ExecutedSimulation {
   has_trace: boolean;
   trace_path: string | null;
   decision_trace: boolean;
+  /** Escalations the run's decisions met; present only when there were some. */
+  escalations?: EscalationRecord[];
+  /** With `escalations`: whether the pending ones were registered in the escalation store. */
+  escalations_registered?: boolean;
   result: {
     state: RunOutcome['state'];
     events: string[];
@@ -84,6 +91,7 @@ export function simulateProgram(program: Program, options: SimulateOptions): Sim
       failure: options.injectFailure ?? null,
       config: options.config ?? null,
     }),
+    escalations: options.escalations ?? null,
   });
   let tracePath: string | null = null;
   if (recordTrace) {
@@ -98,6 +106,7 @@ export function simulateProgram(program: Program, options: SimulateOptions): Sim
     has_trace: tracePath !== null,
     trace_path: tracePath,
     decision_trace: decisionTrace,
+    ...(outcome.escalations.length > 0 ? { escalations: outcome.escalations } : {}),
     result: {
       state: outcome.state,
       events: outcome.events,
