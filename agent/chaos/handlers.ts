@@ -8,13 +8,13 @@ const on = handlersFor(['chaos']);
 /** Chaos: the static experiment over the program and live experiments on devices (docs/mesh.md § Chaos). */
 export const chaosHandlers = [
   on(listChaosInjections, () => ({ version: API_VERSION, injections: [...CHAOS_INJECTIONS] })),
-  on(simulateChaos, async ({ body }, ctx) => ({ version: API_VERSION, ...(await ctx.services.chaos.simulate(body.injections)) })),
-  on(startChaosExperiment, ({ body }, ctx) => ({
+  on(simulateChaos, async ({ body }, ctx) => ({ version: API_VERSION, ...(await (await ctx.services.chaos.get()).simulate(body.injections)) })),
+  on(startChaosExperiment, async ({ body }, ctx) => ({
     version: API_VERSION,
-    experiment: ctx.services.chaos.experiments.start(body, ctx.principal?.user_id ?? ctx.principal?.key_id ?? null),
+    experiment: (await ctx.services.chaos.get()).experiments.start(body, ctx.principal?.user_id ?? ctx.principal?.key_id ?? null),
   })),
-  on(listChaosExperiments, (_i, ctx) => {
-    const experiments = ctx.services.chaos.experiments.list();
+  on(listChaosExperiments, async (_i, ctx) => {
+    const experiments = (await ctx.services.chaos.get()).experiments.list();
     return { version: API_VERSION, experiments, count: experiments.length };
   }),
 ];

@@ -17,14 +17,14 @@ const on = handlersFor(['mesh']);
 
 /** The entity mesh; the logic is the mesh service's (`mesh-service.ts`). */
 export const meshHandlers = [
-  on(getMeshTopology, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.topology()) })),
-  on(getMeshNodes, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.nodes()) })),
-  on(getMeshRoutes, async ({ query }, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.routes(query)) })),
-  on(getMeshPartitions, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.partitions()) })),
-  on(getMeshHealth, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.health()) })),
-  on(getMeshGraph, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.graph()) })),
-  on(getMeshMergeReport, async (_i, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.mergeReport()) })),
-  on(discoverMesh, async ({ body }, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.discover(body.sources)) })),
-  on(findMeshCapability, async ({ body }, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.findCapability(body.capability)) })),
-  on(simulateMeshPartition, async ({ body }, ctx) => ({ version: API_VERSION, ...(await ctx.services.mesh.simulatePartition(body.entity_ids)) })),
+  on(getMeshTopology, async (_i, ctx) => ({ version: API_VERSION, ...(await (await ctx.services.mesh.get()).topology()) })),
+  on(getMeshNodes, async (_i, ctx) => ({ version: API_VERSION, ...(await (await ctx.services.mesh.get()).nodes()) })),
+  on(getMeshRoutes, async ({ query }, ctx) => ({ version: API_VERSION, ...(await (await ctx.services.mesh.get()).routes(query)) })),
+  on(getMeshPartitions, async (_i, ctx) => ({ version: API_VERSION, ...(await (await ctx.services.mesh.get()).partitions()) })),
+  on(getMeshHealth, async (_i, ctx) => ({ version: API_VERSION, ...(await (await ctx.services.mesh.get()).health()) })),
+  on(getMeshGraph, async (_i, ctx) => ({ version: API_VERSION, ...(await (await ctx.services.mesh.get()).graph()) })),
+  on(getMeshMergeReport, async (_i, ctx) => ({ version: API_VERSION, ...(await (await ctx.services.mesh.get()).mergeReport()) })),
+  on(discoverMesh, async ({ body }, ctx) => ({ version: API_VERSION, ...(await (await ctx.services.mesh.get()).discover(body.sources)) })),
+  on(findMeshCapability, async ({ body }, ctx) => ({ version: API_VERSION, ...(await (await ctx.services.mesh.get()).findCapability(body.capability)) })),
+  on(simulateMeshPartition, async ({ body }, ctx) => ({ version: API_VERSION, ...(await (await ctx.services.mesh.get()).simulatePartition(body.entity_ids)) })),
 ];

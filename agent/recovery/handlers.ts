@@ -21,22 +21,22 @@ const on = handlersFor(['recovery']);
 
 /** The recovery orchestrator's operations; the logic is the recovery service's (`recovery-service.ts`). */
 export const recoveryHandlers = [
-  on(listRecoveryPlans, (_i, ctx) => ctx.services.recovery.listPlans()),
-  on(getRecoveryHistory, (_i, ctx) => ctx.services.recovery.history()),
-  on(getRecoveryMetrics, (_i, ctx) => ctx.services.recovery.metrics()),
-  on(listRecoveryPlaybooks, (_i, ctx) => ctx.services.recovery.playbooks()),
-  on(listRecoveryPolicies, (_i, ctx) => ctx.services.recovery.policiesView()),
-  on(getRecoveryGraph, ({ query }, ctx) => ctx.services.recovery.graph(query.entity_id)),
-  on(getRecoveryPredictiveGet, (_i, ctx) => ctx.services.recovery.predictive(undefined)),
-  on(getRecoveryPredictive, ({ body }, ctx) => ctx.services.recovery.predictive(body.telemetry)),
-  on(listRecoverableEntities, (_i, ctx) => ctx.services.recovery.recoverableEntities()),
-  on(planRecovery, ({ body }, ctx) => ctx.services.recovery.evaluate(body, 'plan')),
-  on(simulateRecovery, ({ body }, ctx) => ctx.services.recovery.evaluate(body, 'simulate')),
+  on(listRecoveryPlans, async (_i, ctx) => (await ctx.services.recovery.get()).listPlans()),
+  on(getRecoveryHistory, async (_i, ctx) => (await ctx.services.recovery.get()).history()),
+  on(getRecoveryMetrics, async (_i, ctx) => (await ctx.services.recovery.get()).metrics()),
+  on(listRecoveryPlaybooks, async (_i, ctx) => (await ctx.services.recovery.get()).playbooks()),
+  on(listRecoveryPolicies, async (_i, ctx) => (await ctx.services.recovery.get()).policiesView()),
+  on(getRecoveryGraph, async ({ query }, ctx) => (await ctx.services.recovery.get()).graph(query.entity_id)),
+  on(getRecoveryPredictiveGet, async (_i, ctx) => (await ctx.services.recovery.get()).predictive(undefined)),
+  on(getRecoveryPredictive, async ({ body }, ctx) => (await ctx.services.recovery.get()).predictive(body.telemetry)),
+  on(listRecoverableEntities, async (_i, ctx) => (await ctx.services.recovery.get()).recoverableEntities()),
+  on(planRecovery, async ({ body }, ctx) => (await ctx.services.recovery.get()).evaluate(body, 'plan')),
+  on(simulateRecovery, async ({ body }, ctx) => (await ctx.services.recovery.get()).evaluate(body, 'simulate')),
   on(validateRecovery, async ({ body }, ctx) => {
-    const r = await ctx.services.recovery.evaluate(body, 'dry_run');
+    const r = await (await ctx.services.recovery.get()).evaluate(body, 'dry_run');
     return { ...r, validation: r.report.evidence };
   }),
-  on(explainRecovery, ({ body }, ctx) => ctx.services.recovery.explain(body)),
-  on(recommendRecovery, ({ body }, ctx) => ctx.services.recovery.recommend(body)),
-  on(executeRecovery, ({ body }, ctx) => ctx.services.recovery.execute(body)),
+  on(explainRecovery, async ({ body }, ctx) => (await ctx.services.recovery.get()).explain(body)),
+  on(recommendRecovery, async ({ body }, ctx) => (await ctx.services.recovery.get()).recommend(body)),
+  on(executeRecovery, async ({ body }, ctx) => (await ctx.services.recovery.get()).execute(body)),
 ];

@@ -1,16 +1,13 @@
+import { lazy } from '../core/lazy.js';
 import { defineModule } from '../core/module.js';
 import { recoveryHandlers } from './handlers.js';
-import { RecoveryService } from './recovery-service.js';
-import { openRecoveryStore } from './recovery-store.js';
 
 /** The recovery orchestrator (docs/recovery.md): plans over the registry and the program's heal analysis, forced executions, evidence history. */
 export const recoveryModule = defineModule({
   name: 'recovery',
-  async open({ use }) {
+  open({ use }) {
     const project = use('project');
-    const store = await openRecoveryStore(use('settings').stateDir);
-    const recovery = new RecoveryService({
-      store,
+    const deps = {
       entities: use('entities'),
       programs: use('programs'),
       telemetry: use('telemetry'),
@@ -20,7 +17,13 @@ export const recoveryModule = defineModule({
       deviceActions: use('deviceActions'),
       operator: use('operator'),
       configTree: () => project.config?.tree ?? null,
+    };
+    const stateDir = use('settings').stateDir;
+    // Built on the first recovery request (core/lazy.ts): the orchestrator has no start-up duty.
+    const recovery = lazy(async () => {
+      const [{ RecoveryService }, { openRecoveryStore }] = await Promise.all([import('./recovery-service.js'), import('./recovery-store.js')]);
+      return new RecoveryService({ ...deps, store: await openRecoveryStore(stateDir) });
     });
-    return { provides: { recovery }, handlers: recoveryHandlers, close: () => recovery.close() };
+    return { provides: { recovery }, handlers: recoveryHandlers, close: () => recovery.loaded()?.close() };
   },
 });

@@ -1,6 +1,7 @@
 import type { MutationAudit } from '../audit/mutation-audit.js';
 import type { AutonomyService } from '../autonomy/autonomy-service.js';
 import type { Operation } from '../core/operation.js';
+import type { Lazy } from '../core/lazy.js';
 import type { DeviceActions } from '../devices/device-actions.js';
 import type { DecisionService } from '../decisions/decision-service.js';
 import type { DeviceHub } from '../devices/device-hub.js';
@@ -71,11 +72,11 @@ export interface Services {
   /** Program analysis, simulation and replay (`/v1/programs/*`, `/v1/trust/program`). */
   programs: ProgramService;
   /** The recovery orchestrator: plans, executions and the evidence history (`/v1/recovery/*`). */
-  recovery: RecoveryService;
+  recovery: Lazy<RecoveryService>;
   /** The entity mesh: registry + persisted mesh store (docs/mesh.md). */
-  mesh: MeshService;
+  mesh: Lazy<MeshService>;
   /** Chaos experiments: the static experiment over the program and live fault injection (docs/mesh.md § Chaos). */
-  chaos: ChaosService;
+  chaos: Lazy<ChaosService>;
   /** Distributed decisions: decision policies of the program, escalations, the fleet decision mesh. */
   decisions: DecisionService;
   /** Resilient autonomy: reflexes and their traces, homeostasis, immunity, attention, fusion, memory, maintenance windows. */
