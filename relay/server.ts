@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
@@ -91,12 +92,14 @@ export class Relay {
   private readonly streamWss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   httpPort = 0;
   mqttPort = 0;
+  private keysMtime = 0;
 
   private constructor(
     private readonly options: Required<Omit<RelayOptions, 'node' | 'log'>> & { log: (line: string) => void },
     node: string,
     readonly keys: RelayKeys,
-    readonly apiKeys: ApiKeyStore,
+    public apiKeys: ApiKeyStore,
+    private readonly pepper: string,
     readonly enrollments: Enrollments,
     readonly broker: EmbeddedBroker | null,
     private trunk: Trunk | null,
@@ -121,7 +124,12 @@ export class Relay {
     const apiKeys = await ApiKeyStore.open({ file: path.join(stateDir, 'api-keys.json'), pepper: secrets.pepper, legacyPepper: null, tenantId: options.tenantId, envKey: options.apiKey, log });
     const enrollments = await Enrollments.open(stateDir, keys, log);
     const broker = options.mqttUrl ? null : await EmbeddedBroker.create({ enrollments, nodeSecret: keys.nodeSecret, log });
-    const relay = new Relay({ ...options, stateDir, mqttUrl: options.mqttUrl ?? null }, node, keys, apiKeys, enrollments, broker, null);
+    const relay = new Relay({ ...options, stateDir, mqttUrl: options.mqttUrl ?? null }, node, keys, apiKeys, secrets.pepper, enrollments, broker, null);
+    try {
+      relay.keysMtime = fs.statSync(apiKeys.file).mtimeMs;
+    } catch {
+      /* no keys file yet */
+    }
     relay.presence.onMember((e) => relay.broadcastMember(e));
     if (broker) relay.mqttPort = await broker.listen(options.mqttBind.host, options.mqttBind.port);
     await relay.listenHttp();
@@ -152,22 +160,45 @@ export class Relay {
     this.httpPort = (server.address() as net.AddressInfo).port;
   }
 
+  /**
+   * Nodes sharing a state directory share its keys file: a node re-reads it when another node
+   * changed it (checked on an unknown token and before a key is created), so a key created on one
+   * node works on every node without a restart.
+   */
+  private async reloadKeysIfChanged(): Promise<void> {
+    let mtime = 0;
+    try {
+      mtime = fs.statSync(this.apiKeys.file).mtimeMs;
+    } catch {
+      return;
+    }
+    if (mtime === this.keysMtime) return;
+    await this.apiKeys.flush();
+    this.apiKeys = await ApiKeyStore.open({ file: this.apiKeys.file, pepper: this.pepper, legacyPepper: null, tenantId: this.options.tenantId, envKey: this.options.apiKey, log: this.options.log });
+    this.keysMtime = mtime;
+  }
+
   /** The caller: an API key of the relay (hashed, with role and tenant), or anonymous; a bad credential is 401. */
-  private caller(authorization: string | null | undefined): Principal | null | ApiError {
+  private async caller(authorization: string | null | undefined): Promise<Principal | null | ApiError> {
     if (!authorization) return null;
     const token = bearerToken(authorization);
-    const p = token ? this.apiKeys.authenticate(token) : null;
+    if (!token) return unauthorized();
+    let p = this.apiKeys.authenticate(token);
+    if (!p) {
+      await this.reloadKeysIfChanged();
+      p = this.apiKeys.authenticate(token);
+    }
     return p ?? unauthorized();
   }
 
-  private requirePrincipal(c: Context): Principal | ApiError {
-    const p = this.caller(c.req.header('authorization'));
+  private async requirePrincipal(c: Context): Promise<Principal | ApiError> {
+    const p = await this.caller(c.req.header('authorization'));
     if (p === null) return unauthorized();
     return p;
   }
 
-  private requireAdmin(c: Context): Principal | ApiError {
-    const p = this.requirePrincipal(c);
+  private async requireAdmin(c: Context): Promise<Principal | ApiError> {
+    const p = await this.requirePrincipal(c);
     if (p instanceof ApiError) return p;
     return p.role === 'administrator' ? p : forbidden('administrator role required');
   }
@@ -201,21 +232,23 @@ export class Relay {
     );
 
     app.post(createAdminApiKey.path, async (c) => {
-      const p = this.requireAdmin(c);
+      const p = await this.requireAdmin(c);
       if (p instanceof ApiError) throw p;
       const parsed = createAdminApiKey.body!.safeParse(await this.jsonBody(c));
       if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => i.message).join('; '));
+      await this.reloadKeysIfChanged();
       const role = assignableRole(parsed.data.role);
       if (!canGrant(p.role, role)) throw forbidden(`a ${p.role} caller cannot grant the ${role} role`);
       const tenant = parsed.data.tenant_id?.trim() || p.tenant_id;
       if (tenant !== p.tenant_id && !Relay.isRelayAdmin(p)) throw tenantMismatch();
       const { record, token } = this.apiKeys.create({ ...parsed.data, tenant_id: tenant });
       await this.apiKeys.flush();
+      this.keysMtime = fs.statSync(this.apiKeys.file).mtimeMs;
       return c.json({ version: API_VERSION, ok: true, key_id: record.key_id, token, role: record.role, label: record.label, tenant_id: record.tenant_id }, 201);
     });
 
     app.post(createRelayEnrollment.path, async (c) => {
-      const p = this.requireAdmin(c);
+      const p = await this.requireAdmin(c);
       if (p instanceof ApiError) throw p;
       const parsed = createRelayEnrollment.body!.safeParse(await this.jsonBody(c));
       if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => i.message).join('; '));
@@ -227,7 +260,7 @@ export class Relay {
     });
 
     app.delete(revokeRelayEnrollment.path.replace('{agent_id}', ':agent_id'), async (c) => {
-      const p = this.requireAdmin(c);
+      const p = await this.requireAdmin(c);
       if (p instanceof ApiError) throw p;
       const agentId = c.req.param('agent_id') ?? '';
       if (!TOPIC_ID.test(agentId)) throw badRequest('agent_id: letters, digits, . _ - (1..128)');
@@ -240,8 +273,8 @@ export class Relay {
       return c.json({ version: API_VERSION, ok: true, agent_id: agentId, tenant_id: tenant, revoked_at: rev.revoked_at, connections_closed: closed, enforced_by: this.broker ? 'embedded_broker' : 'external_broker_auth_plugin' });
     });
 
-    app.get('/v1/fleet/agents', (c) => {
-      const p = this.requirePrincipal(c);
+    app.get('/v1/fleet/agents', async (c) => {
+      const p = await this.requirePrincipal(c);
       if (p instanceof ApiError) throw p;
       return c.json({ version: API_VERSION, ok: true, tenant_id: p.tenant_id, agents: this.presence.list(p.tenant_id) });
     });
@@ -252,7 +285,7 @@ export class Relay {
     });
 
     app.post(queryRelayFleet.path, async (c) => {
-      const p = this.requirePrincipal(c);
+      const p = await this.requirePrincipal(c);
       if (p instanceof ApiError) throw p;
       const parsed = queryRelayFleet.body!.safeParse(await this.jsonBody(c));
       if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => i.message).join('; '));
@@ -273,7 +306,7 @@ export class Relay {
 
     app.all('/agents/:agent_id/*', async (c) => {
       const agentId = c.req.param('agent_id') ?? '';
-      const caller = this.caller(c.req.header('authorization'));
+      const caller = await this.caller(c.req.header('authorization'));
       if (caller instanceof ApiError) throw caller;
       const url = new URL(c.req.url);
       const prefix = `/agents/${encodeURIComponent(agentId)}`;
@@ -339,10 +372,12 @@ export class Relay {
     if (url.pathname === '/v1/fleet/stream') {
       const token = url.searchParams.get('access_token');
       const header = req.headers.authorization ?? (token ? `Bearer ${token}` : undefined);
-      const p = this.caller(header);
-      if (p instanceof ApiError) return refuse(401, p);
-      if (!p) return refuse(401, unauthorized());
-      return this.streamWss.handleUpgrade(req, socket, head, (ws) => this.openFleetStream(p.tenant_id, ws));
+      void this.caller(header).then((p) => {
+        if (p instanceof ApiError) return refuse(401, p);
+        if (!p) return refuse(401, unauthorized());
+        this.streamWss.handleUpgrade(req, socket, head, (ws) => this.openFleetStream(p.tenant_id, ws));
+      });
+      return;
     }
     // WebSocket streams of one agent through the relay are not relayed yet (docs/relay.md § Limits).
     if (url.pathname.startsWith('/agents/')) return refuse(501, new ApiError(501, 'internal_error', 'WebSocket streams through the relay are not available yet'));
