@@ -26,6 +26,7 @@ export interface FleetAgentView {
  */
 export class PresenceView {
   private readonly agents = new Map<string, FleetAgentView>();
+  private beforeReset = new Map<string, FleetAgentView>();
   private readonly ring: FleetMemberEvent[] = [];
   private readonly listeners: Array<(e: FleetMemberEvent) => void> = [];
 
@@ -44,7 +45,8 @@ export class PresenceView {
 
   update(tenantId: string, agentId: string, p: AgentPresence | null): void {
     const key = PresenceView.key(tenantId, agentId);
-    const before = this.agents.get(key);
+    const before = this.agents.get(key) ?? this.beforeReset.get(key);
+    this.beforeReset.delete(key);
     if (p === null) {
       this.agents.delete(key);
       if (before?.online) this.record('FleetMemberLeft', before);
@@ -69,6 +71,13 @@ export class PresenceView {
     if (this.ring.length > this.ringSize) this.ring.shift();
     this.log(`${type} tenant=${v.tenant_id} agent=${v.agent_id} version=${v.agent_version || '?'}`);
     for (const l of this.listeners) l(e);
+  }
+
+  /** Forgets every agent (the trunk reconnected; retained presence follows). No membership events. */
+  reset(): void {
+    // Kept only to tell a re-sent presence from a join: a reconnect does not re-announce the fleet.
+    this.beforeReset = new Map(this.agents);
+    this.agents.clear();
   }
 
   get(tenantId: string, agentId: string): FleetAgentView | null {

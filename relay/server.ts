@@ -138,7 +138,8 @@ export class Relay {
     const hasUser = options.mqttUrl ? new URL(options.mqttUrl).username !== '' : false;
     relay.trunk = await Trunk.connect({ url, node, log, ...(hasUser ? {} : { username: `relay:${node}`, password: keys.nodeSecret }) });
     relay.trunk.on((e) => {
-      if (e.kind === 'presence') relay.presence.update(e.tenantId, e.agentId, e.presence);
+      if (e.kind === 'reset') relay.presence.reset();
+      else if (e.kind === 'presence') relay.presence.update(e.tenantId, e.agentId, e.presence);
       else relay.broadcastEvent(e.tenantId, e.agentId, e.frame as unknown as Record<string, unknown>);
     });
     return relay;

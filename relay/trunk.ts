@@ -58,6 +58,7 @@ export class ChunkAssembler {
 }
 
 export type TrunkEvent =
+  | { kind: 'reset' }
   | { kind: 'presence'; tenantId: string; agentId: string; presence: AgentPresence | null }
   | { kind: 'event'; tenantId: string; agentId: string; frame: AgentEventFrame };
 
@@ -102,6 +103,9 @@ export class Trunk {
     client.on('message', (topic, payload) => trunk.onMessage(topic, payload));
     client.on('error', (err) => options.log(`mqtt: ${err.message}`));
     client.on('connect', () => {
+      // The broker re-sends every retained presence on subscribe: the view is rebuilt from it, so
+      // an agent whose presence vanished meanwhile (a broker restarted without persistence) is not kept.
+      trunk.emit({ kind: 'reset' });
       // Re-subscribed on every (re)connect: clean sessions keep nothing; retained presence is re-sent.
       client.subscribe([relayTopics.allStatus, relayTopics.allEvents, `svc/t/+/a/+/res/${options.node}`], { qos: 1 }, (err) => {
         if (err) options.log(`mqtt: subscribe failed: ${err.message}`);
@@ -125,7 +129,7 @@ export class Trunk {
     return this.client.connected;
   }
 
-  private emit(e: TrunkEvent): void {
+  emit(e: TrunkEvent): void {
     for (const l of this.listeners) l(e);
   }
 

@@ -110,4 +110,16 @@ describe.skipIf(MOSQUITTO_SKIP_REASON !== null)(title, () => {
     a.kill();
     await until(async () => (await call(nodeB.baseUrl, 'GET', '/agents/robot-m2/v1/health', { token: ADMIN_KEY })).status === 503, 'offline', 6000);
   });
+
+  it('presence is rebuilt from the broker: after a broker restart without persistence, a node forgets agents that did not come back and sees those that did', async () => {
+    const e = await call(nodeB.baseUrl, 'POST', '/v1/relay/enrollments', { token: ADMIN_KEY, body: { tenant_id: 'acme', agent_id: 'robot-m3' } });
+    const names = async () => (await call(nodeB.baseUrl, 'GET', '/v1/fleet/agents', { token: ADMIN_KEY })).json.agents.map((a: { agent_id: string }) => a.agent_id) as string[];
+    await until(async () => (await names()).includes('robot-m1'), 'robot-m1 known');
+    await broker.restart();
+    await until(async () => (await names()).length === 0, 'view emptied after the broker restart', 10_000);
+    const a = await FakeAgent.start(broker.url, 'acme', 'robot-m3', e.json, echoHandler);
+    agents.push(a);
+    await until(async () => (await names()).includes('robot-m3'), 'robot-m3 seen after the restart', 10_000);
+    expect((await call(nodeB.baseUrl, 'GET', '/agents/robot-m3/v1/health', { token: ADMIN_KEY })).status).toBe(200);
+  });
 });
