@@ -14,5 +14,9 @@ export const ERROR_CODES = [
   'rate_limited',
   'internal_error',
   'upstream_error',
+  /** The relay: the addressed agent is known but its presence says offline (503). */
+  'agent_offline',
+  /** The relay: the agent did not answer before the deadline (504). */
+  'gateway_timeout',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

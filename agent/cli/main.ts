@@ -26,6 +26,8 @@ function usage(): string {
     '',
     'Usage:',
     '  svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port]',
+    '  svc relay serve [--bind host:port] [--mqtt-bind host:port] [--mqtt-url URL] [--state-dir DIR]   the fleet relay (docs/relay.md)',
+    '  svc relay enroll --tenant T --agent A [--ttl 24h] [--state-dir DIR]',
     '  svc sim-device (--serial PATH | --slcan PATH | --mqtt URL) --id ID [--type T] [--firmware V] [--rate HZ] [--fault F]',
     '  svc control-center api-key generate [--export]',
     '  svc check FILE.sd... [--json]                        parse and static checks (exit 2 on a parse error)',
@@ -69,6 +71,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       if (words.length > 1) throw new UsageError(`unexpected argument '${words[1]}' for serve`);
       await serveCommand(options);
       return -1; // keeps running
+    }
+    if (words[0] === 'relay') {
+      // The fleet relay (docs/relay.md): loaded on demand, so it stays out of the agent's start bundle.
+      const { relayCommand } = await import('../../relay/cli.js');
+      return await relayCommand(words.slice(1), options);
     }
     if (words[0] === 'sim-device') {
       if (words.length > 1) throw new UsageError(`unexpected argument '${words[1]}' for sim-device`);

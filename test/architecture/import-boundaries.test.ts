@@ -5,7 +5,7 @@
  * - domain folders of the agent import no transport (HTTP, gRPC, WebSocket, JSON-RPC, CLI);
  * - the HAL rules live in ./hal-boundaries.test.ts.
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importsOf, packagesOf, ROOT, sourceFiles, topFolder } from './source-imports.js';
@@ -59,5 +59,31 @@ describe('domain folders', () => {
   it('the scanner sees a transport import when there is one', () => {
     expect(packagesOf('x.ts', "import { Hono } from 'hono';\nimport { z } from 'zod';")).toEqual(['hono', 'zod']);
     expect(importsOf('agent/devices/x.ts', "import { a } from '../transports/http/body.js';")).toEqual(['agent/transports/http/body.js']);
+  });
+});
+
+describe('the relay (relay/)', () => {
+  /** What the relay may use of the agent: credentials, durable state, settings, the error type, CLI argument errors. */
+  const ALLOWED = ['agent/security/', 'agent/state/', 'agent/settings/', 'agent/core/errors.js', 'agent/cli/args.js'];
+
+  it('imports the contract and the shared security/state/settings code, nothing of the agent runtime or domains', () => {
+    const files = sourceFiles('relay');
+    expect(files).toContain('relay/server.ts');
+    const bad = files.flatMap((f) =>
+      importsOf(f)
+        .filter((i) => topFolder(i) === 'agent' && !ALLOWED.some((a) => i === a || (a.endsWith('/') && i.startsWith(a))))
+        .map((i) => `${f} -> ${i}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('is reached from the agent CLI only through a dynamic import (the start bundle does not carry it)', () => {
+    const agentFiles = sourceFiles('agent');
+    const staticRelay = agentFiles.flatMap((f) => {
+      const src = readFileSync(path.join(ROOT, f), 'utf8');
+      return [...src.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+['"]([^'"]*\/relay\/[^'"]*)['"]/gm)].map((m) => `${f} -> ${m[1]}`);
+    });
+    expect(staticRelay).toEqual([]);
+    expect(readFileSync(path.join(ROOT, 'agent/cli/main.ts'), 'utf8')).toContain("await import('../../relay/cli.js')");
   });
 });

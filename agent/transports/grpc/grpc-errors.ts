@@ -15,6 +15,8 @@ const STATUS_BY_CODE: Record<ErrorCode, Status> = {
   rate_limited: Status.RESOURCE_EXHAUSTED,
   internal_error: Status.INTERNAL,
   upstream_error: Status.UNAVAILABLE,
+  agent_offline: Status.UNAVAILABLE,
+  gateway_timeout: Status.DEADLINE_EXCEEDED,
 };
 
 export function grpcStatusOf(err: ApiError): Status {

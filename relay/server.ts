@@ -1,0 +1,438 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
+import path from 'node:path';
+import { createAdaptorServer } from '@hono/node-server';
+import { Hono, type Context } from 'hono';
+import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
+import { ApiError, badRequest, forbidden, notFound, payloadTooLarge, tenantMismatch, unauthorized } from '../agent/core/errors.js';
+import { ApiKeyStore, assignableRole, ENV_KEY_ID } from '../agent/security/api-keys.js';
+import { bearerToken } from '../agent/security/credentials.js';
+import type { Principal } from '../agent/security/principal.js';
+import { canGrant } from '../agent/security/rbac.js';
+import { resolveSecrets } from '../agent/security/secrets.js';
+import { createAdminApiKey } from '../api/domains/admin.js';
+import { createRelayEnrollment, queryRelayFleet, revokeRelayEnrollment } from '../api/domains/relay.js';
+import { TOPIC_ID, type RelayResponse } from '../api/relay-protocol.js';
+import { API_VERSION } from '../api/versions.js';
+import { EmbeddedBroker } from './broker.js';
+import { Enrollments } from './enrollments.js';
+import { RelayKeys } from './keys.js';
+import { PresenceView, type FleetMemberEvent } from './presence.js';
+import { GatewayTimeout, Trunk } from './trunk.js';
+
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+export interface RelayOptions {
+  stateDir: string;
+  bind: HostPort;
+  /** The embedded broker's TCP listener; ignored with `mqttUrl`. */
+  mqttBind: HostPort;
+  /** An external broker: no embedded broker then. */
+  mqttUrl: string | null;
+  /** This node's name (reply topics, `relay:<node>`); default a random one. */
+  node?: string;
+  /** Tenant of the `SVC_API_KEY` relay administrator and of anonymous callers. */
+  tenantId: string;
+  /** `SVC_API_KEY`: the relay administrator. */
+  apiKey: string | null;
+  /** `SVC_API_KEY_PEPPER`, else the generated one in `<state dir>/secrets.json`. */
+  pepper: string | null;
+  requestTimeoutMs?: number;
+  maxBodyBytes?: number;
+  queryConcurrency?: number;
+  log?: (line: string) => void;
+}
+
+/** Request headers never forwarded to an agent: the caller's relay credential and hop-by-hop headers. */
+const DROP_REQUEST = new Set(['authorization', 'cookie', 'host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'proxy-authorization', 'proxy-connection']);
+const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'content-length', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+
+export function agentOffline(agentId: string): ApiError {
+  return new ApiError(503, 'agent_offline', `agent '${agentId}' is offline`);
+}
+export function gatewayTimeout(agentId: string, ms: number): ApiError {
+  return new ApiError(504, 'gateway_timeout', `agent '${agentId}' did not answer within ${ms} ms`);
+}
+
+function errorJson(c: Context, err: ApiError): Response {
+  return c.json(err.toEnvelope(), err.status as 400);
+}
+
+/** Runs `work` over `items` with at most `limit` in flight. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const runners = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]!);
+    }
+  });
+  await Promise.all(runners);
+  return out;
+}
+
+/**
+ * One relay node (docs/relay.md): HTTP API (Hono) with the relay routes of `api/domains/relay.ts`
+ * and the forwarding route `ANY /agents/{agent_id}/v1/...`; the embedded aedes broker (TCP and
+ * WebSocket `/mqtt`) unless an external broker URL is given; an MQTT client (the trunk) that keeps
+ * the presence view and carries requests.
+ */
+export class Relay {
+  readonly node: string;
+  readonly presence: PresenceView;
+  private readonly fleetSockets = new Set<{ tenantId: string; ws: WebSocket }>();
+  private server: http.Server | null = null;
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
+  private readonly streamWss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  httpPort = 0;
+  mqttPort = 0;
+  private keysMtime = 0;
+
+  private constructor(
+    private readonly options: Required<Omit<RelayOptions, 'node' | 'log'>> & { log: (line: string) => void },
+    node: string,
+    readonly keys: RelayKeys,
+    public apiKeys: ApiKeyStore,
+    private readonly pepper: string,
+    readonly enrollments: Enrollments,
+    readonly broker: EmbeddedBroker | null,
+    private trunk: Trunk | null,
+  ) {
+    this.node = node;
+    this.presence = new PresenceView(256, options.log);
+  }
+
+  static async start(input: RelayOptions): Promise<Relay> {
+    const log = input.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    const options = {
+      requestTimeoutMs: 30_000,
+      maxBodyBytes: 1024 * 1024,
+      queryConcurrency: 16,
+      ...input,
+      log,
+    };
+    const stateDir = path.resolve(options.stateDir);
+    const node = input.node && TOPIC_ID.test(input.node) ? input.node : `n-${crypto.randomBytes(4).toString('hex')}`;
+    const keys = await RelayKeys.open(stateDir);
+    const secrets = resolveSecrets({ stateDir, pepper: options.pepper, session: { secret: null } as never, auditSigningKey: null }, log);
+    const apiKeys = await ApiKeyStore.open({ file: path.join(stateDir, 'api-keys.json'), pepper: secrets.pepper, legacyPepper: null, tenantId: options.tenantId, envKey: options.apiKey, log });
+    const enrollments = await Enrollments.open(stateDir, keys, log);
+    const broker = options.mqttUrl ? null : await EmbeddedBroker.create({ enrollments, nodeSecret: keys.nodeSecret, log });
+    const relay = new Relay({ ...options, stateDir, mqttUrl: options.mqttUrl ?? null }, node, keys, apiKeys, secrets.pepper, enrollments, broker, null);
+    try {
+      relay.keysMtime = fs.statSync(apiKeys.file).mtimeMs;
+    } catch {
+      /* no keys file yet */
+    }
+    relay.presence.onMember((e) => relay.broadcastMember(e));
+    if (broker) relay.mqttPort = await broker.listen(options.mqttBind.host, options.mqttBind.port);
+    await relay.listenHttp();
+    const host = options.mqttBind.host === '0.0.0.0' || options.mqttBind.host === '::' ? '127.0.0.1' : options.mqttBind.host;
+    const url = options.mqttUrl ?? `mqtt://${host.includes(':') ? `[${host}]` : host}:${relay.mqttPort}`;
+    const hasUser = options.mqttUrl ? new URL(options.mqttUrl).username !== '' : false;
+    relay.trunk = await Trunk.connect({ url, node, log, ...(hasUser ? {} : { username: `relay:${node}`, password: keys.nodeSecret }) });
+    relay.trunk.on((e) => {
+      if (e.kind === 'reset') relay.presence.reset();
+      else if (e.kind === 'presence') relay.presence.update(e.tenantId, e.agentId, e.presence);
+      else relay.broadcastEvent(e.tenantId, e.agentId, e.frame as unknown as Record<string, unknown>);
+    });
+    return relay;
+  }
+
+  get baseUrl(): string {
+    return `http://${this.options.bind.host}:${this.httpPort}`;
+  }
+
+  private async listenHttp(): Promise<void> {
+    const app = this.app();
+    const server = createAdaptorServer({ fetch: app.fetch }) as http.Server;
+    server.on('upgrade', (req, socket, head) => this.onUpgrade(req, socket as net.Socket, head));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.bind.port, this.options.bind.host, () => resolve());
+    });
+    this.httpPort = (server.address() as net.AddressInfo).port;
+  }
+
+  /**
+   * Nodes sharing a state directory share its keys file: a node re-reads it when another node
+   * changed it (checked on an unknown token and before a key is created), so a key created on one
+   * node works on every node without a restart.
+   */
+  private async reloadKeysIfChanged(): Promise<void> {
+    let mtime = 0;
+    try {
+      mtime = fs.statSync(this.apiKeys.file).mtimeMs;
+    } catch {
+      return;
+    }
+    if (mtime === this.keysMtime) return;
+    await this.apiKeys.flush();
+    this.apiKeys = await ApiKeyStore.open({ file: this.apiKeys.file, pepper: this.pepper, legacyPepper: null, tenantId: this.options.tenantId, envKey: this.options.apiKey, log: this.options.log });
+    this.keysMtime = mtime;
+  }
+
+  /** The caller: an API key of the relay (hashed, with role and tenant), or anonymous; a bad credential is 401. */
+  private async caller(authorization: string | null | undefined): Promise<Principal | null | ApiError> {
+    if (!authorization) return null;
+    const token = bearerToken(authorization);
+    if (!token) return unauthorized();
+    let p = this.apiKeys.authenticate(token);
+    if (!p) {
+      await this.reloadKeysIfChanged();
+      p = this.apiKeys.authenticate(token);
+    }
+    return p ?? unauthorized();
+  }
+
+  private async requirePrincipal(c: Context): Promise<Principal | ApiError> {
+    const p = await this.caller(c.req.header('authorization'));
+    if (p === null) return unauthorized();
+    return p;
+  }
+
+  private async requireAdmin(c: Context): Promise<Principal | ApiError> {
+    const p = await this.requirePrincipal(c);
+    if (p instanceof ApiError) return p;
+    return p.role === 'administrator' ? p : forbidden('administrator role required');
+  }
+
+  /** The `SVC_API_KEY` relay administrator acts on every tenant; other administrators on their own. */
+  private static isRelayAdmin(p: Principal): boolean {
+    return p.key_id === ENV_KEY_ID && p.role === 'administrator';
+  }
+
+  private async jsonBody(c: Context): Promise<unknown> {
+    const text = await c.req.text();
+    if (Buffer.byteLength(text) > this.options.maxBodyBytes) throw payloadTooLarge();
+    try {
+      return text === '' ? {} : JSON.parse(text);
+    } catch {
+      throw badRequest('body is not valid JSON');
+    }
+  }
+
+  private app(): Hono {
+    const app = new Hono();
+    app.onError((err, c) => {
+      if (err instanceof ApiError) return errorJson(c, err);
+      this.options.log(`relay: ${(err as Error).stack ?? String(err)}`);
+      return errorJson(c, new ApiError(500, 'internal_error', 'internal error'));
+    });
+    app.notFound((c) => errorJson(c, notFound()));
+
+    app.get('/v1/health', (c) =>
+      c.json({ version: API_VERSION, ok: true, status: 'ok', node: this.node, broker: this.broker ? 'embedded' : 'external', mqtt_connected: this.trunk?.connected ?? false, agents_known: this.presence.size }),
+    );
+
+    app.post(createAdminApiKey.path, async (c) => {
+      const p = await this.requireAdmin(c);
+      if (p instanceof ApiError) throw p;
+      const parsed = createAdminApiKey.body!.safeParse(await this.jsonBody(c));
+      if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => i.message).join('; '));
+      await this.reloadKeysIfChanged();
+      const role = assignableRole(parsed.data.role);
+      if (!canGrant(p.role, role)) throw forbidden(`a ${p.role} caller cannot grant the ${role} role`);
+      const tenant = parsed.data.tenant_id?.trim() || p.tenant_id;
+      if (tenant !== p.tenant_id && !Relay.isRelayAdmin(p)) throw tenantMismatch();
+      const { record, token } = this.apiKeys.create({ ...parsed.data, tenant_id: tenant });
+      await this.apiKeys.flush();
+      this.keysMtime = fs.statSync(this.apiKeys.file).mtimeMs;
+      return c.json({ version: API_VERSION, ok: true, key_id: record.key_id, token, role: record.role, label: record.label, tenant_id: record.tenant_id }, 201);
+    });
+
+    app.post(createRelayEnrollment.path, async (c) => {
+      const p = await this.requireAdmin(c);
+      if (p instanceof ApiError) throw p;
+      const parsed = createRelayEnrollment.body!.safeParse(await this.jsonBody(c));
+      if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => i.message).join('; '));
+      const { tenant_id, agent_id, ttl_secs } = parsed.data;
+      if (tenant_id !== p.tenant_id && !Relay.isRelayAdmin(p)) throw tenantMismatch();
+      const issued = await this.enrollments.issue(tenant_id, agent_id, ttl_secs ?? 86400);
+      this.options.log(`enrolled agent ${agent_id} of tenant ${tenant_id} until ${issued.expires_at} (by ${p.key_id})`);
+      return c.json({ version: API_VERSION, ok: true, ...issued }, 201);
+    });
+
+    app.delete(revokeRelayEnrollment.path.replace('{agent_id}', ':agent_id'), async (c) => {
+      const p = await this.requireAdmin(c);
+      if (p instanceof ApiError) throw p;
+      const agentId = c.req.param('agent_id') ?? '';
+      if (!TOPIC_ID.test(agentId)) throw badRequest('agent_id: letters, digits, . _ - (1..128)');
+      const asked = c.req.query('tenant_id');
+      const tenant = Relay.isRelayAdmin(p) ? (asked || '*') : p.tenant_id;
+      if (asked && asked !== tenant) throw tenantMismatch();
+      const rev = await this.enrollments.revoke(tenant, agentId);
+      const closed = this.broker ? this.broker.disconnectAgent(tenant, agentId) : 0;
+      this.options.log(`revoked enrollment of agent ${agentId} (tenant ${tenant}) by ${p.key_id}; ${closed} connection(s) closed`);
+      return c.json({ version: API_VERSION, ok: true, agent_id: agentId, tenant_id: tenant, revoked_at: rev.revoked_at, connections_closed: closed, enforced_by: this.broker ? 'embedded_broker' : 'external_broker_auth_plugin' });
+    });
+
+    app.get('/v1/fleet/agents', async (c) => {
+      const p = await this.requirePrincipal(c);
+      if (p instanceof ApiError) throw p;
+      return c.json({ version: API_VERSION, ok: true, tenant_id: p.tenant_id, agents: this.presence.list(p.tenant_id) });
+    });
+
+    app.get('/v1/fleet/stream', (c) => {
+      // Reached only without an Upgrade header (upgrades are handled on the server's upgrade event).
+      return errorJson(c, notFound());
+    });
+
+    app.post(queryRelayFleet.path, async (c) => {
+      const p = await this.requirePrincipal(c);
+      if (p instanceof ApiError) throw p;
+      const parsed = queryRelayFleet.body!.safeParse(await this.jsonBody(c));
+      if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => i.message).join('; '));
+      const { path: target, agents } = parsed.data;
+      const ids = [...new Set(agents ?? this.presence.list(p.tenant_id).map((a) => a.agent_id))];
+      const results = await mapBounded(ids, this.options.queryConcurrency, async (agentId) => {
+        try {
+          const res = await this.forward(p, p.tenant_id, agentId, 'GET', target, {}, undefined);
+          return { agent_id: agentId, status: res.status, body: decodeBody(res) };
+        } catch (err) {
+          const e = err instanceof ApiError ? err : new ApiError(502, 'upstream_error', (err as Error).message);
+          return { agent_id: agentId, error: e.message, code: e.code, status: e.status };
+        }
+      });
+      const failed = results.filter((r) => 'error' in r).length;
+      return c.json({ version: API_VERSION, ok: true, path: target, results, succeeded: results.length - failed, failed });
+    });
+
+    app.all('/agents/:agent_id/*', async (c) => {
+      const agentId = c.req.param('agent_id') ?? '';
+      const caller = await this.caller(c.req.header('authorization'));
+      if (caller instanceof ApiError) throw caller;
+      const url = new URL(c.req.url);
+      const prefix = `/agents/${encodeURIComponent(agentId)}`;
+      const rest = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : '';
+      if (!rest.startsWith('/v1/') && rest !== '/v1') throw notFound();
+      const headers: Record<string, string> = {};
+      c.req.raw.headers.forEach((v, k) => {
+        if (!DROP_REQUEST.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
+      });
+      let body: Buffer | undefined;
+      if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+        const declared = Number(c.req.header('content-length') ?? 0);
+        if (declared > this.options.maxBodyBytes) throw payloadTooLarge();
+        const buf = Buffer.from(await c.req.arrayBuffer());
+        if (buf.length > this.options.maxBodyBytes) throw payloadTooLarge();
+        if (buf.length > 0) body = buf;
+      }
+      const tenant = caller?.tenant_id ?? this.options.tenantId;
+      const res = await this.forward(caller, tenant, agentId, c.req.method, `${rest}${url.search}`, headers, body);
+      const out = new Headers();
+      for (const [k, v] of Object.entries(res.headers)) if (!DROP_RESPONSE.has(k.toLowerCase()) && typeof v === 'string') out.set(k, v);
+      out.set('x-svc-relay-node', this.node);
+      const bytes = res.body_b64 ? Buffer.from(res.body_b64, 'base64') : null;
+      const noBody = res.status === 204 || res.status === 304 || c.req.method === 'HEAD' || res.status < 200;
+      return new Response(noBody ? null : bytes, { status: res.status, headers: out });
+    });
+    return app;
+  }
+
+  /**
+   * Tenant routing and the trunk round trip. An agent of another tenant (or unknown) is 404, as if
+   * absent; offline is 503 `agent_offline`; no answer in time is 504 `gateway_timeout`.
+   */
+  async forward(caller: Principal | null, tenantId: string, agentId: string, method: string, target: string, headers: Record<string, string>, body: Buffer | undefined): Promise<RelayResponse> {
+    const view = TOPIC_ID.test(agentId) ? this.presence.get(tenantId, agentId) : null;
+    if (!view) throw notFound(`agent '${agentId}' not found`);
+    if (!view.online) throw agentOffline(agentId);
+    if (!this.trunk) throw new ApiError(503, 'agent_offline', 'the relay is not connected to its broker');
+    const obo = caller ? await this.keys.onBehalfOf(caller, agentId) : null;
+    try {
+      return await this.trunk.request(tenantId, agentId, { method, path: target, headers, ...(body ? { body_b64: body.toString('base64') } : {}), obo }, this.options.requestTimeoutMs);
+    } catch (err) {
+      if (err instanceof GatewayTimeout) throw gatewayTimeout(agentId, this.options.requestTimeoutMs);
+      throw new ApiError(502, 'upstream_error', `relay trunk: ${(err as Error).message}`);
+    }
+  }
+
+  private onUpgrade(req: http.IncomingMessage, socket: net.Socket, head: Buffer): void {
+    const url = new URL(req.url ?? '/', 'http://relay');
+    const refuse = (status: number, err: ApiError) => {
+      const body = JSON.stringify(err.toEnvelope());
+      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    };
+    if (url.pathname === '/mqtt') {
+      const broker = this.broker;
+      if (!broker) return refuse(404, notFound('no embedded broker on this relay (external broker)'));
+      return this.wss.handleUpgrade(req, socket, head, (ws) => {
+        const stream = createWebSocketStream(ws);
+        stream.on('error', () => stream.destroy());
+        broker.aedes.handle(stream, req);
+      });
+    }
+    if (url.pathname === '/v1/fleet/stream') {
+      const token = url.searchParams.get('access_token');
+      const header = req.headers.authorization ?? (token ? `Bearer ${token}` : undefined);
+      void this.caller(header).then((p) => {
+        if (p instanceof ApiError) return refuse(401, p);
+        if (!p) return refuse(401, unauthorized());
+        this.streamWss.handleUpgrade(req, socket, head, (ws) => this.openFleetStream(p.tenant_id, ws));
+      });
+      return;
+    }
+    // WebSocket streams of one agent through the relay are not relayed yet (docs/relay.md § Limits).
+    if (url.pathname.startsWith('/agents/')) return refuse(501, new ApiError(501, 'internal_error', 'WebSocket streams through the relay are not available yet'));
+    refuse(404, notFound());
+  }
+
+  private openFleetStream(tenantId: string, ws: WebSocket): void {
+    const entry = { tenantId, ws };
+    this.fleetSockets.add(entry);
+    ws.on('close', () => this.fleetSockets.delete(entry));
+    ws.on('error', () => this.fleetSockets.delete(entry));
+    ws.send(JSON.stringify({ type: 'hello', tenant_id: tenantId, node: this.node, agents: this.presence.list(tenantId) }));
+    for (const e of this.presence.events(tenantId)) ws.send(JSON.stringify({ ...e, replay: true }));
+  }
+
+  private sendTenant(tenantId: string, frame: unknown): void {
+    let text: string | null = null;
+    for (const s of this.fleetSockets) {
+      if (s.tenantId !== tenantId || s.ws.readyState !== s.ws.OPEN) continue;
+      // A consumer that cannot keep up loses frames rather than growing the relay's memory.
+      if (s.ws.bufferedAmount > 8 * 1024 * 1024) continue;
+      text ??= JSON.stringify(frame);
+      s.ws.send(text);
+    }
+  }
+
+  private broadcastMember(e: FleetMemberEvent): void {
+    this.sendTenant(e.tenant_id, e);
+  }
+
+  private broadcastEvent(tenantId: string, agentId: string, frame: Record<string, unknown>): void {
+    this.sendTenant(tenantId, { type: 'event', ...frame, agent_id: agentId, tenant_id: tenantId });
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.fleetSockets) s.ws.terminate();
+    for (const ws of this.wss.clients) ws.terminate();
+    await this.trunk?.close();
+    await this.broker?.close();
+    if (this.server) {
+      this.server.closeAllConnections?.();
+      await new Promise<void>((r) => this.server!.close(() => r()));
+    }
+    await this.enrollments.close();
+    await this.apiKeys.flush();
+  }
+}
+
+function decodeBody(res: RelayResponse): unknown {
+  if (!res.body_b64) return null;
+  const text = Buffer.from(res.body_b64, 'base64').toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
