@@ -77,6 +77,7 @@ export class Agent {
       settings,
       startedAtMs: Date.now(),
       listen: { bind: null, grpcBind: null },
+      relayLink: { source: null },
       project,
       bus: new EventBus(),
       operations: [],
