@@ -1,4 +1,6 @@
+import http from 'node:http';
 import net from 'node:net';
+import { createWebSocketStream, WebSocketServer } from 'ws';
 import { randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 import mqtt, { type MqttClient } from 'mqtt';
@@ -167,8 +169,8 @@ export async function retainedPresence(url: string, tenant: string, agent: strin
   try {
     return await new Promise<AgentPresence | null>((resolve) => {
       const t = setTimeout(() => resolve(null), timeoutMs);
-      client.on('message', (_topic, payload, packet) => {
-        if (!packet.retain) return;
+      // The retained message, or (when the agent's publish was still on its way) the live one.
+      client.on('message', (_topic, payload) => {
         clearTimeout(t);
         resolve(JSON.parse(payload.toString('utf8')));
       });
@@ -231,4 +233,37 @@ export async function until<T>(what: string, check: () => T | null | undefined |
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * MQTT over WebSocket in front of the broker (what the relay serves at `/mqtt` on its HTTP port): each
+ * WebSocket on `/mqtt` (subprotocol `mqtt`) is piped to a TCP connection to the broker. Debian's
+ * mosquitto cannot open a websockets listener in every container, so the test brings its own.
+ */
+export async function mqttOverWebSocket(targetPort: number): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((_req, res) => res.writeHead(404).end());
+  const wss = new WebSocketServer({ server, path: '/mqtt', handleProtocols: (protocols) => (protocols.has('mqtt') ? 'mqtt' : false) });
+  wss.on('connection', (ws) => {
+    const stream = createWebSocketStream(ws);
+    const up = net.connect(targetPort, '127.0.0.1');
+    stream.pipe(up);
+    up.pipe(stream);
+    const end = () => {
+      up.destroy();
+      stream.destroy();
+    };
+    stream.on('error', end).on('close', end);
+    up.on('error', end).on('close', end);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `ws://127.0.0.1:${port}/mqtt`,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const c of wss.clients) c.terminate();
+        wss.close();
+        server.close(() => r());
+      }),
+  };
 }

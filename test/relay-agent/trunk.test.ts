@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../agent/runtime/agent.js';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import { MOSQUITTO_SKIP_REASON, startMosquitto, type MosquittoBroker } from '../helpers/mosquitto.js';
-import { cuttableProxy, enrollmentToken, oboToken, relayKey, retainedPresence, TestRelay, until } from './relay-fixture.js';
+import { cuttableProxy, mqttOverWebSocket, enrollmentToken, oboToken, relayKey, retainedPresence, TestRelay, until } from './relay-fixture.js';
 
 /**
  * The agent side of the relay trunk on real parts: a real mosquitto, a real mqtt.js client playing
@@ -284,6 +284,18 @@ describe.skipIf(MOSQUITTO_SKIP_REASON !== null)('the agent side of the relay tru
       startAgent({ env: ENV, relay: { url: broker.url, enrollToken: await enrollmentToken(key, TENANT, 'robot-8', 3600, other) } }),
     ).rejects.toThrow(/signature does not verify/);
     await expect(startAgent({ env: ENV, relay: { url: broker.url } })).rejects.toThrow(/no enrollment token/);
+  });
+
+  it('dials MQTT over WebSocket (ws://relay/mqtt) the same way', async () => {
+    const ws = await mqttOverWebSocket(broker.port);
+    cleanups.push(() => ws.close());
+    const a = await agentWithRelay('robot-ws', { url: ws.url });
+    const relay = await relayFor('robot-ws');
+    await until('connected', async () => (await linkStatus(a)).connected);
+    expect((await linkStatus(a)).transport).toBe('ws');
+    expect((await retainedPresence(broker.url, TENANT, 'robot-ws'))!.online).toBe(true);
+    const obo = await oboToken(key, { sub: 'relay-key-ops', aud: 'robot-ws', tenant_id: TENANT, role: 'operator' });
+    expect((await relay.request('POST', '/v1/alerts/test', { obo, body: {} }))!.status).toBe(200);
   });
 
   it('an agent whose relay never answers serves its LAN API at once', async () => {
