@@ -80,6 +80,7 @@ export class TestRelay {
 
   static async connect(url: string, tenant: string, agent: string): Promise<TestRelay> {
     const client = await mqtt.connectAsync(url, { clientId: `relay-test-${randomUUID().slice(0, 8)}`, reconnectPeriod: 200 });
+    (client.stream as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
     const relay = new TestRelay(client, tenant, agent);
     await client.subscribeAsync(
       [relayTopics.replies(tenant, agent, relay.node), relayTopics.status(tenant, agent), relayTopics.events(tenant, agent)].map((t) => t),

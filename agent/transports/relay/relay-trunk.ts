@@ -184,6 +184,9 @@ export class RelayTrunk {
       this.scheduleReconnect();
       return;
     }
+    // mqtt.js leaves Nagle on for TCP (and TLS): a small reply would wait for the peer's delayed ACK,
+    // ~40 ms per hop. The trunk carries request/response traffic, so send at once (ws already does).
+    (client.stream as { setNoDelay?: (on: boolean) => void } | undefined)?.setNoDelay?.(true);
     this.client = client;
     client.on('connect', () => {
       if (this.client === client) this.onConnected(client);
@@ -197,14 +200,22 @@ export class RelayTrunk {
     });
   }
 
+  /** Set once an outage has been logged; cleared on the next CONNACK (one line per outage, not per retry). */
+  private outageLogged = false;
+
   private noteError(message: string): void {
     this.lastError = { message, atMs: Date.now() };
+    if (this.state !== 'connected' && !this.outageLogged && !this.closed) {
+      this.outageLogged = true;
+      this.opts.log(`relay: cannot reach ${this.url.host} (${message}); retrying in the background with backoff, the LAN API is unaffected`);
+    }
   }
 
   private onConnected(client: MqttClient): void {
     const wasLogged = this.connectedSinceMs;
     this.connectedSinceMs = Date.now();
     this.state = 'connected';
+    this.outageLogged = false;
     this.backoff.reset();
     this.opts.log(`relay: connected to ${this.url.host} as ${this.identity.agentId}${wasLogged === null ? '' : ' (again)'}${this.outbox.depth ? `; draining ${this.outbox.depth} outbox frame(s)` : ''}`);
     client.publish(this.topics.status, JSON.stringify(this.presence(true)), { qos: 1, retain: true });
