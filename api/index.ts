@@ -14,6 +14,7 @@ import { oidcSpecs } from './domains/oidc.js';
 import { operatorSpecs } from './domains/operator.js';
 import { programSpecs } from './domains/programs.js';
 import { recoverySpecs } from './domains/recovery.js';
+import { relayLinkSpecs } from './domains/relay-link.js';
 import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
 import type { OperationSpec } from './spec.js';
@@ -31,6 +32,7 @@ export * from './versions.js';
  */
 export const SPECS: readonly OperationSpec[] = [
   ...metaSpecs,
+  ...relayLinkSpecs,
   ...alertSpecs,
   ...authSpecs,
   ...adminSpecs,

@@ -2,7 +2,7 @@ import { Agent, DEFAULT_BIND } from '../runtime/agent.js';
 import { parseBindAddress } from '../runtime/bind-address.js';
 import { UsageError } from './args.js';
 
-const SERVE_OPTIONS = new Set(['config', 'program', 'bind', 'grpc-bind']);
+const SERVE_OPTIONS = new Set(['config', 'program', 'bind', 'grpc-bind', 'relay', 'enroll-token']);
 
 function stringOption(options: Map<string, string | true>, name: string): string | null {
   const v = options.get(name);
@@ -11,7 +11,10 @@ function stringOption(options: Map<string, string | true>, name: string): string
   return v;
 }
 
-/** `svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port]` */
+/**
+ * `svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port]
+ * [--relay URL --enroll-token TOKEN]` (the relay options win over SVC_RELAY_URL / SVC_RELAY_ENROLL_TOKEN).
+ */
 export async function serveCommand(options: Map<string, string | true>): Promise<void> {
   for (const k of options.keys()) if (!SERVE_OPTIONS.has(k)) throw new UsageError(`unknown option --${k} for serve`);
   const bind = stringOption(options, 'bind') ?? DEFAULT_BIND;
@@ -22,13 +25,29 @@ export async function serveCommand(options: Map<string, string | true>): Promise
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const agent = await Agent.create({ configPath: stringOption(options, 'config'), programPath: stringOption(options, 'program'), bind, grpcBind });
-  const address = await agent.listen();
+  const relayUrl = stringOption(options, 'relay');
+  const enrollToken = stringOption(options, 'enroll-token');
+  const agent = await Agent.create({
+    configPath: stringOption(options, 'config'),
+    programPath: stringOption(options, 'program'),
+    bind,
+    grpcBind,
+    ...(relayUrl || enrollToken ? { relay: { ...(relayUrl ? { url: relayUrl } : {}), ...(enrollToken ? { enrollToken } : {}) } } : {}),
+  });
+  let address: string;
+  try {
+    address = await agent.listen();
+  } catch (err) {
+    await agent.close().catch(() => undefined);
+    throw err;
+  }
   const s = agent.services;
   process.stdout.write(
     `svc agent listening on http://${address} (tenant ${s.settings.tenantId}, state ${s.settings.stateDir}` +
       `${s.project.config ? `, project ${s.project.config.projectName ?? s.project.configPath}` : ''})\n`,
   );
+  const relay = agent.relayStatus;
+  if (relay) process.stdout.write(`svc relay trunk: agent ${relay.agent_id} dialling ${relay.transport}://${relay.relay_host} in the background\n`);
   if (s.listen.grpcBind) process.stdout.write(`svc gRPC (svc.v1.ControlCenter, reflection on) listening on ${s.listen.grpcBind}\n`);
   let stopping = false;
   const stop = (signal: string) => {

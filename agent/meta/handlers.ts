@@ -1,4 +1,5 @@
 import { getDashboard, getHealth, getInstance, getOpenApi, getTenant, getVersion } from '../../api/domains/meta.js';
+import { getRelayLinkStatus, type RelayLinkStatus } from '../../api/domains/relay-link.js';
 import { rpcCount } from '../../api/rpc-contract.js';
 import { STREAM_PATHS } from '../../api/stream-paths.js';
 import {
@@ -14,7 +15,7 @@ import { projectRelative } from '../project/project-context.js';
 import type { Services } from '../runtime/services.js';
 import { CONTROL_CENTER_UI_VERSION, SVC_VERSION } from '../runtime/versions.js';
 
-const on = handlersFor(['settings', 'startedAtMs', 'listen', 'project', 'devices', 'alerts', 'credentials', 'operations']);
+const on = handlersFor(['settings', 'startedAtMs', 'listen', 'project', 'devices', 'alerts', 'credentials', 'operations', 'relayLink']);
 type MetaServices = Pick<Services, 'startedAtMs' | 'operations'>;
 
 export function healthBody(services: MetaServices) {
@@ -91,6 +92,7 @@ export const metaHandlers = [
       uptime_ms: Date.now() - s.startedAtMs,
     };
   }),
+  on(getRelayLinkStatus, (_input, ctx): RelayLinkStatus => ctx.services.relayLink.source?.() ?? relayNotConfigured(ctx.services.settings.tenantId)),
   on(getTenant, (_input, ctx) => ({
     version: API_VERSION,
     tenant_id: ctx.services.settings.tenantId,
@@ -109,3 +111,23 @@ export const metaHandlers = [
     (await import('../../api/openapi.js')).buildOpenApiDocument(ctx.services.operations, STREAM_PATHS, SVC_VERSION),
   ),
 ];
+
+/** `GET /v1/relay/status` of an agent started without `--relay`. */
+function relayNotConfigured(tenantId: string): RelayLinkStatus {
+  return {
+    configured: false,
+    connected: false,
+    state: 'idle',
+    relay_host: null,
+    transport: null,
+    agent_id: null,
+    tenant_id: tenantId,
+    enrollment_expires_ms: null,
+    connected_since_ms: null,
+    last_connect_error: null,
+    last_connect_error_ms: null,
+    reconnect_attempts: 0,
+    outbox: { depth: 0, capacity: 0, dropped_total: 0, dropped_pending: 0, next_seq: 0 },
+    requests: { answered: 0, expired: 0, rejected: 0 },
+  };
+}

@@ -16,10 +16,12 @@ import { loadSettings, type Settings } from '../settings/settings.js';
 import { ensureStateDir } from '../state/state-dir.js';
 import type { GrpcServer } from '../transports/grpc/grpc-server.js';
 import type { HttpStack } from '../transports/http/http-stack.js';
+import type { RelayTrunk } from '../transports/relay/relay-trunk.js';
 import type { StreamConnection } from '../transports/ws/stream-connection.js';
 import { formatBindAddress, parseBindAddress } from './bind-address.js';
 import { MODULES } from './modules.js';
 import type { Services } from './services.js';
+import { SVC_VERSION } from './versions.js';
 
 export interface AgentOptions {
   configPath?: string | null;
@@ -30,6 +32,13 @@ export interface AgentOptions {
   env?: Record<string, string | undefined>;
   cwd?: string;
   log?: (line: string) => void;
+  /**
+   * The relay trunk (`svc serve --relay URL --enroll-token TOKEN`); each value set here wins over
+   * `SVC_RELAY_URL` / `SVC_RELAY_ENROLL_TOKEN`.
+   */
+  relay?: { url?: string | null; enrollToken?: string | null };
+  /** Trunk tuning for tests (backoff bounds, keep-alive, chunk size). */
+  relayTuning?: { backoffBaseMs?: number; backoffMaxMs?: number; keepaliveSecs?: number; maxEnvelopeBytes?: number };
   /**
    * Facts of the loaded program for the entity registry (robots, sensors, actuators, missions).
    * Until the program parser is connected here the registry sees no program (`() => null`).
@@ -51,6 +60,8 @@ export class Agent {
   /** The REST + WebSocket stack, loaded on the first request or upgrade (see `listen()`). */
   private httpStack: Promise<HttpStack> | null = null;
   private grpc: GrpcServer | null = null;
+  /** The relay trunk, when started with `--relay` (loaded by a dynamic import only then). */
+  private relayTrunk: RelayTrunk | null = null;
   /** This agent's open stream connections, closed with it. */
   private readonly openStreams = new Set<StreamConnection>();
 
@@ -77,6 +88,7 @@ export class Agent {
       settings,
       startedAtMs: Date.now(),
       listen: { bind: null, grpcBind: null },
+      relayLink: { source: null },
       project,
       bus: new EventBus(),
       operations: [],
@@ -113,6 +125,9 @@ export class Agent {
    */
   async listen(): Promise<string> {
     const { host, port } = parseBindAddress(this.options.bind ?? DEFAULT_BIND);
+    // A relay trunk is checked before anything listens (a token of another tenant stops the start);
+    // its code, mqtt.js included, is loaded only when one is configured.
+    const trunk = await this.prepareRelay(host);
     // The socket listens first; the HTTP stack (Hono, its node adapter, ws, the routes of every
     // operation, and Node's fetch classes that the adapter pulls in) loads on the first request or
     // WebSocket upgrade, which wait for it. An agent nobody has called yet does not carry it.
@@ -165,7 +180,48 @@ export class Agent {
     }
     // The HAL opens its configured ports, buses and broker in the background; links retry on their own.
     void this.services.deviceHub.start().catch((err: Error) => this.log(`warning: HAL start: ${err.message}`));
+    // The relay trunk dials out in the background: an unreachable relay never delays or affects the LAN API.
+    if (trunk) {
+      this.relayTrunk = trunk;
+      this.services.credentials.relay = trunk.verifier;
+      this.services.relayLink.source = () => trunk.status();
+      trunk.start();
+    }
     return this.services.listen.bind;
+  }
+
+  private async prepareRelay(host: string): Promise<RelayTrunk | null> {
+    const s = this.services.settings;
+    const url = this.options.relay?.url ?? s.relay.url;
+    const token = this.options.relay?.enrollToken ?? s.relay.enrollToken;
+    if (!url && !token) return null;
+    if (!url) throw new Error('an enrollment token is set but no relay URL (--relay URL or SVC_RELAY_URL)');
+    if (!token) throw new Error('a relay URL is set but no enrollment token (--enroll-token TOKEN or SVC_RELAY_ENROLL_TOKEN; `svc relay enroll` prints one)');
+    const { RelayTrunk } = await import('../transports/relay/relay-trunk.js');
+    const server = () => this.server;
+    return RelayTrunk.prepare({
+      url,
+      enrollToken: token,
+      tenantId: s.tenantId,
+      stateDir: s.stateDir,
+      outboxFrames: s.relay.outboxFrames,
+      agentVersion: SVC_VERSION,
+      maxBodyBytes: s.maxBodyBytes,
+      telemetry: this.services.telemetry,
+      bind: () => this.services.listen.bind,
+      dispatch: async (req) => {
+        const srv = server();
+        if (!srv) throw new Error('the agent is closed');
+        return (await this.loadHttpStack(srv, host)).dispatch(req);
+      },
+      log: this.log,
+      ...this.options.relayTuning,
+    });
+  }
+
+  /** The relay trunk's state (null without `--relay`). */
+  get relayStatus(): ReturnType<RelayTrunk['status']> | null {
+    return this.relayTrunk?.status() ?? null;
   }
 
   /** Removes the listeners that wait for the HTTP stack. */
@@ -209,6 +265,13 @@ export class Agent {
 
   /** Stops listening, closes streams, and flushes every store. Safe to call twice. */
   async close(): Promise<void> {
+    if (this.relayTrunk) {
+      const trunk = this.relayTrunk;
+      this.relayTrunk = null;
+      this.services.credentials.relay = null;
+      this.services.relayLink.source = null;
+      await trunk.close();
+    }
     if (this.grpc) {
       const grpc = this.grpc;
       this.grpc = null;

@@ -1,5 +1,6 @@
 import type { MutationAudit } from '../audit/mutation-audit.js';
 import type { AutonomyService } from '../autonomy/autonomy-service.js';
+import type { RelayLinkStatus } from '../../api/domains/relay-link.js';
 import type { Operation } from '../core/operation.js';
 import type { Lazy } from '../core/lazy.js';
 import type { DeviceActions } from '../devices/device-actions.js';
@@ -28,6 +29,14 @@ import type { RateLimiter } from '../security/rate-limit.js';
 import type { Settings } from '../settings/settings.js';
 import type { TelemetryStore } from '../telemetry/telemetry-store.js';
 
+/**
+ * The relay trunk's state for `GET /v1/relay/status`: null while no trunk runs (no `--relay`). The
+ * composition root fills `source` when `listen()` starts the trunk (agent/transports/relay).
+ */
+export interface RelayLinkPort {
+  source: (() => RelayLinkStatus) | null;
+}
+
 /** Where the running agent listens; filled in once the listeners are bound. */
 export interface ListenAddresses {
   bind: string | null;
@@ -42,6 +51,7 @@ export interface Services {
   settings: Settings;
   startedAtMs: number;
   listen: ListenAddresses;
+  relayLink: RelayLinkPort;
   project: ProjectContext;
   bus: EventBus;
   traces: PersistentRing<TraceRecord>;

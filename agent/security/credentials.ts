@@ -1,5 +1,6 @@
 import type { ApiKeyStore } from './api-keys.js';
 import type { Principal } from './principal.js';
+import type { RelayTokenVerifier } from './relay-tokens.js';
 import { looksLikeJwt, type SessionTokens } from './sessions.js';
 import type { UserDirectory } from './users.js';
 
@@ -12,6 +13,11 @@ export { constantTimeEqual } from './constant-time.js';
  */
 export class Credentials {
   private readonly extra: Array<(token: string) => Principal | null> = [];
+  /**
+   * The relay's on-behalf-of verifier, set when the agent runs a relay trunk (`svc serve --relay`);
+   * `authenticate.ts` consults it before anything else. Null: relay tokens are unknown tokens.
+   */
+  relay: RelayTokenVerifier | null = null;
 
   constructor(
     readonly keys: ApiKeyStore,

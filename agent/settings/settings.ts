@@ -81,6 +81,18 @@ export interface Settings {
   controlCenterUrl: string | null;
   /** Live mesh discovery (docs/mesh.md § Discovery). */
   mesh: MeshSettings;
+  /** The dial-out trunk to a relay (docs/relay.md § The agent side); off while `url` is null. */
+  relay: RelayLinkSettings;
+}
+
+/** `svc serve --relay URL --enroll-token TOKEN` or their variables (docs/configuration.md § Relay). */
+export interface RelayLinkSettings {
+  /** `SVC_RELAY_URL`: the relay's MQTT URL (`mqtt://host:1883`, `mqtts://…`, `ws(s)://relay/mqtt`); null = no trunk. */
+  url: string | null;
+  /** `SVC_RELAY_ENROLL_TOKEN`: the enrollment token the relay issued (EdDSA JWT; the MQTT password). */
+  enrollToken: string | null;
+  /** `SVC_RELAY_OUTBOX_FRAMES` (default 10 000): event frames kept on disk while the relay is unreachable. */
+  outboxFrames: number;
 }
 
 /** `POST /v1/mesh/discover` live sources (docs/configuration.md § Mesh). */
@@ -253,6 +265,11 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       liveMqtt: flag(env, 'SVC_LIVE_MQTT'),
       mqttBroker: text(env, 'SVC_MQTT_BROKER')?.trim() ?? '127.0.0.1:1883',
       discoveryTimeoutMs: integer(env, 'SVC_MESH_DISCOVERY_TIMEOUT_MS', 2000, 1, 600_000),
+    },
+    relay: {
+      url: text(env, 'SVC_RELAY_URL')?.trim() ?? null,
+      enrollToken: text(env, 'SVC_RELAY_ENROLL_TOKEN')?.trim() ?? null,
+      outboxFrames: integer(env, 'SVC_RELAY_OUTBOX_FRAMES', 10_000, 1, 10_000_000),
     },
   };
 }

@@ -12,6 +12,11 @@ export interface HttpStack {
   wss: WebSocketServer;
   /** Node request listener of the REST app. */
   listener: (req: IncomingMessage, res: ServerResponse) => void;
+  /**
+   * The same REST app for a request that did not come through the socket (the relay trunk): every
+   * pipeline step applies (correlation id, authentication, read policy, rate limit, access, audit, trace).
+   */
+  dispatch: (req: Request) => Promise<Response>;
 }
 
 /**
@@ -42,5 +47,5 @@ export function attachHttpStack(
     }) as unknown as typeof import('node:http').createServer,
   });
   if (!listener) throw new Error('the HTTP adapter did not provide a request listener');
-  return { wss, listener };
+  return { wss, listener, dispatch: async (req) => app.fetch(req) };
 }
