@@ -103,6 +103,8 @@ export class Trunk {
     client.on('message', (topic, payload) => trunk.onMessage(topic, payload));
     client.on('error', (err) => options.log(`mqtt: ${err.message}`));
     client.on('connect', () => {
+      // mqtt.js leaves Nagle on; every (re)connect has a new socket (docs/relay.md § Scale).
+      (client.stream as { setNoDelay?: (on: boolean) => void } | undefined)?.setNoDelay?.(true);
       // The broker re-sends every retained presence on subscribe: the view is rebuilt from it, so
       // an agent whose presence vanished meanwhile (a broker restarted without persistence) is not kept.
       trunk.emit({ kind: 'reset' });

@@ -137,7 +137,7 @@ async function main() {
   const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
   const enroll = async (agentId) => {
     const r = await json(`${relayUrl}/v1/relay/enrollments`, { method: 'POST', headers: admin, body: JSON.stringify({ tenant_id: 'default', agent_id: agentId }) });
-    if (r.status !== 200) throw new Error(`enrollment of ${agentId}: ${r.status} ${JSON.stringify(r.body)}`);
+    if (r.status !== 201 && r.status !== 200) throw new Error(`enrollment of ${agentId}: ${r.status} ${JSON.stringify(r.body)}`);
     return r.body.token;
   };
 
