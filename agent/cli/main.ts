@@ -25,7 +25,7 @@ function usage(): string {
     `svc ${SVC_VERSION}: the svc control center agent`,
     '',
     'Usage:',
-    '  svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port]',
+    '  svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port] [--relay URL --enroll-token TOKEN]',
     '  svc relay serve [--bind host:port] [--mqtt-bind host:port] [--mqtt-url URL] [--state-dir DIR]   the fleet relay (docs/relay.md)',
     '  svc relay enroll --tenant T --agent A [--ttl 24h] [--state-dir DIR]',
     '  svc sim-device (--serial PATH | --slcan PATH | --mqtt URL) --id ID [--type T] [--firmware V] [--rate HZ] [--fault F]',
