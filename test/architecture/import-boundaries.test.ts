@@ -81,7 +81,11 @@ describe('the relay (relay/)', () => {
     const agentFiles = sourceFiles('agent');
     const staticRelay = agentFiles.flatMap((f) => {
       const src = readFileSync(path.join(ROOT, f), 'utf8');
-      return [...src.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+['"]([^'"]*\/relay\/[^'"]*)['"]/gm)].map((m) => `${f} -> ${m[1]}`);
+      // Static imports only, resolved: the relay is the top-level relay/ folder (agent/transports/relay is the agent's own trunk).
+      return [...src.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+['"](\.[^'"]*)['"]/gm)]
+        .map((m) => path.posix.normalize(path.posix.join(path.posix.dirname(f), m[1]!)))
+        .filter((resolved) => topFolder(resolved) === 'relay')
+        .map((resolved) => `${f} -> ${resolved}`);
     });
     expect(staticRelay).toEqual([]);
     expect(readFileSync(path.join(ROOT, 'agent/cli/main.ts'), 'utf8')).toContain("await import('../../relay/cli.js')");
