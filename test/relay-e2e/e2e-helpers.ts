@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { importJWK, type JWK } from 'jose';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +17,11 @@ export const RELAY_ADMIN = 'e2e-relay-admin-key-0123456789abcdef0123';
 export class Procs {
   private readonly children = new Set<ChildProcess>();
   private readonly dirs: string[] = [];
+  private readonly extra: (() => unknown)[] = [];
+
+  onCleanup(fn: () => unknown): void {
+    this.extra.push(fn);
+  }
 
   tempDir(prefix: string): string {
     const d = mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -34,6 +40,7 @@ export class Procs {
     for (const c of all) c.kill('SIGKILL');
     await Promise.all(all.map((c) => waitForExit(c)));
     this.children.clear();
+    for (const fn of this.extra.splice(0)) await fn();
     for (const d of this.dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   }
 }
@@ -176,4 +183,81 @@ export async function fleetAgent(relay: RelayProc, token: string, agentId: strin
 export async function emitEvent(agent: AgentProc, tag: string): Promise<void> {
   const r = await call(agent.baseUrl, 'POST', '/v1/entities/register', { token: agent.adminKey, body: { id: tag, entity_type: { custom: 'probe' }, display_name: tag } });
   if (r.status >= 300) throw new Error(`POST /v1/entities/register: ${r.status} ${r.text}`);
+}
+
+/** The relay's public JWK and private key, from its state dir (relay/keys.ts format). */
+export function relayPublicJwk(stateDir: string): JWK {
+  const { private_jwk: p } = JSON.parse(readFileSync(path.join(stateDir, 'relay-key.json'), 'utf8')) as { private_jwk: JWK };
+  return { kty: p.kty!, crv: p.crv!, x: p.x!, alg: 'EdDSA', use: 'sig' };
+}
+export async function relayPrivateKey(stateDir: string): Promise<{ privateKey: any; publicKey: any }> {
+  const { private_jwk: p } = JSON.parse(readFileSync(path.join(stateDir, 'relay-key.json'), 'utf8')) as { private_jwk: JWK };
+  return { privateKey: await importJWK(p, 'EdDSA'), publicKey: await importJWK(relayPublicJwk(stateDir), 'EdDSA') };
+}
+
+/** `svc serve …` that may refuse to start: resolves with its exit code, or null once it listens. */
+export async function runServe(args: string[], env: Record<string, string>, procs: Procs): Promise<{ code: number | null; output: string }> {
+  const child = procs.track(
+    spawn(process.execPath, [SVC_BIN, 'serve', '--bind', '127.0.0.1:0', ...args], { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc serve neither listened nor exited:\n${out}`)), 15_000);
+    child.stdout!.on('data', () => {
+      if (/listening on http/.test(out)) {
+        clearTimeout(timer);
+        resolve({ code: null, output: out });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, output: out });
+    });
+  });
+}
+
+/**
+ * A TCP pass-through to 127.0.0.1:target that can be shut (connections refused, live ones cut) and
+ * opened again. The listening port stays the same.
+ */
+export async function tcpGate(target: number): Promise<{ port: number; shut: () => void; open: () => void; close: () => Promise<void> }> {
+  let isOpen = true;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((inbound) => {
+    if (!isOpen) {
+      inbound.destroy();
+      return;
+    }
+    const outbound = net.connect(target, '127.0.0.1');
+    sockets.add(inbound);
+    sockets.add(outbound);
+    const done = () => {
+      inbound.destroy();
+      outbound.destroy();
+      sockets.delete(inbound);
+      sockets.delete(outbound);
+    };
+    inbound.on('error', done).on('close', done);
+    outbound.on('error', done).on('close', done);
+    inbound.pipe(outbound);
+    outbound.pipe(inbound);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    shut: () => {
+      isOpen = false;
+      for (const s of sockets) s.destroy();
+    },
+    open: () => {
+      isOpen = true;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
 }

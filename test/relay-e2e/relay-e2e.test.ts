@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { waitForExit } from '../helpers/spawn-agent.js';
-import { call, emitEvent, enroll, fleetAgent, Procs, RELAY_ADMIN, relayKey, relayStatus, startAgentProc, startRelayProc, until } from './e2e-helpers.js';
+import { enrollmentToken, relayKey as fixtureKey } from '../relay-agent/relay-fixture.js';
+import { call, emitEvent, enroll, fleetAgent, Procs, RELAY_ADMIN, relayKey, relayPrivateKey, relayPublicJwk, relayStatus, runServe, startAgentProc, startRelayProc, tcpGate, until } from './e2e-helpers.js';
 
 /**
  * End to end with the real parts only: `svc relay serve` (embedded aedes broker) and `svc serve --relay
@@ -87,6 +88,14 @@ describe('relay end to end (svc relay serve + svc serve --relay processes)', () 
     expect(audit.status).toBe(200);
     expect(audit.text).toContain(acmeOp.keyId);
     expect(audit.text).toContain('/v1/alerts/test');
+    for (const p of ['/v1/alerts', '/v1/entities']) {
+      // Now non-empty lists (an alert raised through the relay and one on the LAN).
+      const direct = await call(a1.baseUrl, 'GET', p, { token: a1.adminKey });
+      const relayed = await call(relay.baseUrl, 'GET', `/agents/robot-a1${p}`, { token: acmeOp.token });
+      expect(relayed.status).toBe(direct.status);
+      expect(stable(relayed.json)).toEqual(stable(direct.json));
+    }
+    expect(JSON.stringify((await call(relay.baseUrl, 'GET', '/agents/robot-a1/v1/alerts', { token: acmeOp.token })).json)).toContain('e2e through the relay');
 
     // Tenant escape: acme's key on globex's agent is 404 on every route, as for an unknown agent.
     for (const [method, p, body] of [
@@ -162,4 +171,186 @@ describe('relay end to end (svc relay serve + svc serve --relay processes)', () 
       ws.once('unexpected-response', (_q, res) => reject(new Error(`LAN stream: ${res.statusCode}`)));
     });
   }, 60_000);
+
+  it('an agent killed (SIGKILL) is offline at the relay at once, and forwarding to it answers 503 agent_offline', async () => {
+    const relay = await startRelayProc(procs);
+    const token = await enroll(relay, 'acme', 'robot-k');
+    const op = await relayKey(relay, 'operator', 'acme');
+    const agent = await startAgentProc(procs, relay.mqttUrl, token, 'acme');
+    await until('online', async () => (await fleetAgent(relay, op.token, 'robot-k'))?.online);
+    expect((await call(relay.baseUrl, 'GET', '/agents/robot-k/v1/health', { token: op.token })).status).toBe(200);
+    const t0 = performance.now();
+    agent.child.kill('SIGKILL');
+    await waitForExit(agent.child);
+    const gone = await until('offline at the relay', async () => {
+      const a = await fleetAgent(relay, op.token, 'robot-k');
+      return a && !a.online ? a : null;
+    }, 45_000, 20);
+    const offlineMs = performance.now() - t0;
+    log(`offline detection after SIGKILL: ${offlineMs.toFixed(0)} ms (keep-alive 30 s)`);
+    expect(offlineMs).toBeLessThan(45_000);
+    expect(gone).toMatchObject({ agent_id: 'robot-k', tenant_id: 'acme', online: false });
+    for (const [method, body] of [['GET', undefined], ['POST', {}]] as const) {
+      const r = await call(relay.baseUrl, method, method === 'GET' ? '/agents/robot-k/v1/health' : '/agents/robot-k/v1/alerts/test', { token: op.token, ...(body ? { body } : {}) });
+      expect({ method, status: r.status, code: r.json?.code }).toEqual({ method, status: 503, code: 'agent_offline' });
+    }
+    const q = await call(relay.baseUrl, 'POST', '/v1/fleet/query', { token: op.token, body: { method: 'GET', path: '/v1/health' } });
+    log(`fleet/query with the agent offline: ${q.text}`);
+    expect(q.json.succeeded).toBe(0);
+  }, 60_000);
+
+  it('relay killed: the agent keeps serving the LAN, events go to the outbox; relay restarted on the same state and ports: reconnect, drain in seq order to fleet/stream', async () => {
+    const relay = await startRelayProc(procs);
+    const token = await enroll(relay, 'acme', 'robot-o');
+    const op = await relayKey(relay, 'operator', 'acme');
+    // The agent dials the relay's MQTT port through a gate: closed, it refuses connections, so the
+    // fleet stream can subscribe on the restarted relay before the agent comes back (no race with the
+    // agent's jittered backoff). Open, it is a plain TCP pass-through.
+    const gate = await tcpGate(relay.mqttPort);
+    procs.onCleanup(() => gate.close());
+    const agent = await startAgentProc(procs, `mqtt://127.0.0.1:${gate.port}`, token, 'acme');
+    await until('online', async () => (await fleetAgent(relay, op.token, 'robot-o'))?.online);
+    expect((await relayStatus(agent)).connected).toBe(true);
+
+    const s1 = openStream(relay.baseUrl, op.token);
+    await s1.opened;
+    await emitEvent(agent, 'live-0');
+    const live = await until('live frame', () => s1.frames.find((f) => f.type === 'event' && JSON.stringify(f.frame).includes('live-0')));
+    s1.ws.terminate();
+
+    // Kill the relay between requests (no relay route is slow enough to kill one mid-flight reliably).
+    gate.shut();
+    const tKill = performance.now();
+    relay.child.kill('SIGKILL');
+    await waitForExit(relay.child);
+    await until('the agent sees the relay gone', async () => !(await relayStatus(agent)).connected, 45_000);
+    log(`agent noticed the relay gone after ${(performance.now() - tKill).toFixed(0)} ms`);
+    const tLan = performance.now();
+    expect((await call(agent.baseUrl, 'GET', '/v1/health')).status).toBe(200);
+    expect((await call(agent.baseUrl, 'GET', '/v1/devices', { token: agent.adminKey })).status).toBe(200);
+    log(`LAN answers with the relay down: ${(performance.now() - tLan).toFixed(1)} ms for two calls`);
+    const tags = ['out-0', 'out-1', 'out-2', 'out-3', 'out-4'];
+    for (const t of tags) await emitEvent(agent, t);
+    const down = await relayStatus(agent);
+    log(`agent relay status with the relay down: ${JSON.stringify(down)}`);
+    expect(down.connected).toBe(false);
+    expect(down.outbox.depth).toBeGreaterThanOrEqual(tags.length);
+    // A dropped connection is not a connect error: last_connect_error stays null until a redial fails.
+    expect(down.state).not.toBe('connected');
+    await expect(fetch(`${relay.baseUrl}/v1/health`)).rejects.toThrow();
+
+    // Restart on the same state dir and ports; the operator key survives (relay state dir).
+    const again = await startRelayProc(procs, { stateDir: relay.stateDir, httpPort: relay.httpPort, mqttPort: relay.mqttPort });
+    const s2 = openStream(again.baseUrl, op.token);
+    await s2.opened;
+    await until('hello', () => s2.frames.find((f) => f.type === 'hello'));
+    const tOpen = performance.now();
+    gate.open();
+    const st = await until('reconnected and drained', async () => {
+      const x = await relayStatus(agent);
+      return x.connected && x.outbox.depth === 0 ? x : null;
+    }, 60_000, 20);
+    const reconnectMs = performance.now() - tOpen;
+    const drained = await until('drained frames on fleet/stream', () => {
+      const got = s2.frames.filter((f) => f.type === 'event' && f.agent_id === 'robot-o' && tags.some((t) => JSON.stringify(f.frame).includes(t)));
+      return got.length >= tags.length ? got : null;
+    }, 20_000);
+    const drainMs = performance.now() - tOpen;
+    log(`reconnect + drain after the relay came back: connected & outbox 0 in ${reconnectMs.toFixed(0)} ms, all ${tags.length} frames on fleet/stream in ${drainMs.toFixed(0)} ms (reconnect_attempts ${st.reconnect_attempts})`);
+    const order = drained.map((f) => tags.find((t) => JSON.stringify(f.frame).includes(t)));
+    expect(order).toEqual(tags);
+    const seqs = drained.map((f) => f.seq as number);
+    for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBe(seqs[i - 1]! + 1);
+    expect(seqs[0]).toBeGreaterThan(live.seq);
+    expect(drained.every((f) => f.tenant_id === 'acme' && (f.dropped_before ?? 0) === 0)).toBe(true);
+    expect((await fleetAgent(again, op.token, 'robot-o'))?.online).toBe(true);
+    expect((await call(again.baseUrl, 'GET', '/agents/robot-o/v1/health', { token: op.token })).status).toBe(200);
+
+    // Once more without touching the gate: the agent redials on its own backoff.
+    again.child.kill('SIGKILL');
+    await waitForExit(again.child);
+    await until('the agent sees the relay gone again', async () => !(await relayStatus(agent)).connected, 45_000);
+    await emitEvent(agent, 'out-5');
+    expect((await relayStatus(agent)).outbox.depth).toBeGreaterThanOrEqual(1);
+    await new Promise((r) => setTimeout(r, 1000));
+    const third = await startRelayProc(procs, { stateDir: relay.stateDir, httpPort: relay.httpPort, mqttPort: relay.mqttPort });
+    const tUp = performance.now();
+    await until('reconnected by itself and drained', async () => {
+      const x = await relayStatus(agent);
+      return x.connected && x.outbox.depth === 0;
+    }, 60_000, 20);
+    log(`reconnect + drain on the agent's own backoff after a restart: ${(performance.now() - tUp).toFixed(0)} ms after the relay listened`);
+    await until('online at the restarted relay', async () => (await fleetAgent(third, op.token, 'robot-o'))?.online);
+  }, 120_000);
+
+  it('revoked enrollment: offline and refused for good, the agent says why; forged and expired tokens: refused by the relay; the LAN serves throughout', async () => {
+    const relay = await startRelayProc(procs);
+    const op = await relayKey(relay, 'operator', 'acme');
+    const token = await enroll(relay, 'acme', 'robot-r');
+    const agent = await startAgentProc(procs, relay.mqttUrl, token, 'acme');
+    await until('online', async () => (await fleetAgent(relay, op.token, 'robot-r'))?.online);
+
+    const tRevoke = performance.now();
+    const del = await call(relay.baseUrl, 'DELETE', '/v1/relay/enrollments/robot-r?tenant_id=acme', { token: RELAY_ADMIN });
+    expect(del.status).toBeLessThan(300);
+    await until('offline at the relay', async () => (await fleetAgent(relay, op.token, 'robot-r'))?.online === false, 20_000, 20);
+    log(`revocation → offline at the relay in ${(performance.now() - tRevoke).toFixed(0)} ms`);
+    const refused = await until('the agent shows the connect error', async () => {
+      const x = await relayStatus(agent);
+      return !x.connected && x.last_connect_error && x.reconnect_attempts >= 2 ? x : null;
+    }, 45_000);
+    log(`agent relay status after revocation: ${JSON.stringify(refused)}`);
+    expect(refused.last_connect_error).toMatch(/not authori[sz]ed|bad user ?name or password|refused/i);
+    expect((await call(relay.baseUrl, 'GET', '/agents/robot-r/v1/health', { token: op.token })).status).toBe(503);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect((await fleetAgent(relay, op.token, 'robot-r'))?.online).toBe(false);
+    expect((await relayStatus(agent)).connected).toBe(false);
+    expect((await call(agent.baseUrl, 'GET', '/v1/health')).status).toBe(200);
+    expect((await call(agent.baseUrl, 'GET', '/v1/devices', { token: agent.adminKey })).status).toBe(200);
+
+    // A token signed by another Ed25519 key (self-consistent: it pins the forger's key).
+    const forger = await fixtureKey();
+    const forged = await enrollmentToken(forger, 'acme', 'robot-f');
+    const f = await startAgentProc(procs, relay.mqttUrl, forged, 'acme');
+    const fst = await until('forged: connect error', async () => {
+      const x = await relayStatus(f);
+      return x.last_connect_error ? x : null;
+    }, 30_000);
+    log(`forged token (another key): ${JSON.stringify({ connected: fst.connected, state: fst.state, last_connect_error: fst.last_connect_error })}`);
+    expect(fst.connected).toBe(false);
+    expect(await fleetAgent(relay, op.token, 'robot-f')).toBeNull();
+    expect((await call(relay.baseUrl, 'GET', '/agents/robot-f/v1/health', { token: op.token })).status).toBe(404);
+    expect((await call(f.baseUrl, 'GET', '/v1/health')).status).toBe(200);
+
+    // A token claiming the real relay key but signed by the forger: the agent refuses it itself?
+    const realJwk = relayPublicJwk(relay.stateDir);
+    const lying = await enrollmentToken({ ...forger, jwk: realJwk }, 'acme', 'robot-l', 3600, forger);
+    const lyingRun = await runServe(['--relay', relay.mqttUrl, '--enroll-token', lying], { SVC_TENANT_ID: 'acme', SVC_CONTROL_CENTER_STATE_DIR: procs.tempDir('svc-e2e-agent-') }, procs);
+    log(`token claiming the relay key, signed by another: ${lyingRun.code === null ? 'agent started' : `agent exited ${lyingRun.code}`}: ${lyingRun.output.slice(0, 400)}`);
+    if (lyingRun.code !== null) expect(lyingRun.code).not.toBe(0);
+    else {
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await fleetAgent(relay, op.token, 'robot-l')).toBeNull();
+    }
+
+    // An expired token signed by the real relay key.
+    const expired = await enrollmentToken({ ...(await relayPrivateKey(relay.stateDir)), jwk: realJwk }, 'acme', 'robot-x', -120);
+    const x = await startAgentProc(procs, relay.mqttUrl, expired, 'acme');
+    expect(x.output()).toMatch(/expired/);
+    const xst = await until('expired: connect error', async () => {
+      const s = await relayStatus(x);
+      return s.last_connect_error ? s : null;
+    }, 30_000);
+    log(`expired token: ${JSON.stringify({ connected: xst.connected, last_connect_error: xst.last_connect_error, enrollment_expires_ms: xst.enrollment_expires_ms })}`);
+    expect(xst.connected).toBe(false);
+    expect(await fleetAgent(relay, op.token, 'robot-x')).toBeNull();
+    expect((await call(x.baseUrl, 'GET', '/v1/health')).status).toBe(200);
+
+    // A fresh enrollment of the revoked agent works again (newer iat).
+    const fresh = await enroll(relay, 'acme', 'robot-r');
+    await waitForExit((agent.child.kill('SIGKILL'), agent.child));
+    const back = await startAgentProc(procs, relay.mqttUrl, fresh, 'acme');
+    await until('re-enrolled agent online', async () => (await fleetAgent(relay, op.token, 'robot-r'))?.online);
+    expect((await relayStatus(back)).connected).toBe(true);
+  }, 150_000);
 });
