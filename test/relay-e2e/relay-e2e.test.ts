@@ -218,11 +218,22 @@ describe('relay end to end (svc relay serve + svc serve --relay processes)', () 
     const live = await until('live frame', () => s1.frames.find((f) => f.type === 'event' && JSON.stringify(f.frame).includes('live-0')));
     s1.ws.terminate();
 
-    // Kill the relay between requests (no relay route is slow enough to kill one mid-flight reliably).
-    gate.shut();
+    // Kill the relay with relayed requests in flight (no route is slow, so a burst of them): each
+    // caller gets an answer or a network error, none hangs.
+    const inflight = Array.from({ length: 60 }, (_, i) =>
+      fetch(`${relay.baseUrl}/agents/robot-o/v1/${i % 2 ? 'health' : 'devices'}`, { headers: { authorization: `Bearer ${op.token}` } }).then(
+        (r) => r.status,
+        () => 'network error',
+      ),
+    );
+    await Promise.race(inflight); // the first answer is back: the rest are in flight
     const tKill = performance.now();
     relay.child.kill('SIGKILL');
+    gate.shut();
     await waitForExit(relay.child);
+    const outcomes = await Promise.race([Promise.all(inflight), new Promise<never>((_, rej) => setTimeout(() => rej(new Error('relayed requests hung after the relay died')), 15_000))]);
+    log(`relayed requests in flight when the relay was killed: ${JSON.stringify(outcomes.reduce<Record<string, number>>((m, o) => ((m[o] = (m[o] ?? 0) + 1), m), {}))}`);
+    expect(outcomes.every((o) => o === 200 || o === 'network error')).toBe(true);
     await until('the agent sees the relay gone', async () => !(await relayStatus(agent)).connected, 45_000);
     log(`agent noticed the relay gone after ${(performance.now() - tKill).toFixed(0)} ms`);
     const tLan = performance.now();
