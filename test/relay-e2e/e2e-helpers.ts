@@ -103,12 +103,12 @@ export interface RelayProc {
 }
 
 /** `svc relay serve` on fixed ports (so it can be restarted on the same ones) and a state dir. */
-export async function startRelayProc(procs: Procs, opts: { stateDir?: string; httpPort?: number; mqttPort?: number } = {}): Promise<RelayProc> {
+export async function startRelayProc(procs: Procs, opts: { stateDir?: string; httpPort?: number; mqttPort?: number; args?: string[] } = {}): Promise<RelayProc> {
   const httpPort = opts.httpPort ?? (await freePort());
   const mqttPort = opts.mqttPort ?? (await freePort());
   const stateDir = opts.stateDir ?? procs.tempDir('svc-e2e-relay-');
   const child = procs.track(
-    spawn(process.execPath, [SVC_BIN, 'relay', 'serve', '--bind', `127.0.0.1:${httpPort}`, '--mqtt-bind', `127.0.0.1:${mqttPort}`, '--state-dir', stateDir], {
+    spawn(process.execPath, [SVC_BIN, 'relay', 'serve', '--bind', `127.0.0.1:${httpPort}`, '--mqtt-bind', `127.0.0.1:${mqttPort}`, '--state-dir', stateDir, ...(opts.args ?? [])], {
       cwd: REPO_ROOT,
       env: { PATH: process.env['PATH'] ?? '', SVC_API_KEY: RELAY_ADMIN },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -222,8 +222,9 @@ export async function runServe(args: string[], env: Record<string, string>, proc
  * A TCP pass-through to 127.0.0.1:target that can be shut (connections refused, live ones cut) and
  * opened again. The listening port stays the same.
  */
-export async function tcpGate(target: number): Promise<{ port: number; shut: () => void; open: () => void; close: () => Promise<void> }> {
+export async function tcpGate(target: number): Promise<{ port: number; shut: () => void; open: () => void; freeze: () => void; close: () => Promise<void> }> {
   let isOpen = true;
+  let frozen = false;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((inbound) => {
     if (!isOpen) {
@@ -241,8 +242,9 @@ export async function tcpGate(target: number): Promise<{ port: number; shut: () 
     };
     inbound.on('error', done).on('close', done);
     outbound.on('error', done).on('close', done);
-    inbound.pipe(outbound);
-    outbound.pipe(inbound);
+    // Not pipe(): a frozen gate drops bytes silently both ways (a partition without FIN or RST).
+    inbound.on('data', (d) => frozen || outbound.write(d));
+    outbound.on('data', (d) => frozen || inbound.write(d));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
@@ -253,6 +255,9 @@ export async function tcpGate(target: number): Promise<{ port: number; shut: () 
     },
     open: () => {
       isOpen = true;
+    },
+    freeze: () => {
+      frozen = true;
     },
     close: () =>
       new Promise<void>((r) => {

@@ -199,6 +199,29 @@ describe('relay end to end (svc relay serve + svc serve --relay processes)', () 
     expect(q.json.succeeded).toBe(0);
   }, 60_000);
 
+  it('a silent partition (no FIN): forwarding times out 504, then the keep-alive marks the agent offline (503); the LAN serves', async () => {
+    const relay = await startRelayProc(procs, { args: ['--request-timeout-ms', '2000'] });
+    const token = await enroll(relay, 'acme', 'robot-p');
+    const op = await relayKey(relay, 'operator', 'acme');
+    const gate = await tcpGate(relay.mqttPort);
+    procs.onCleanup(() => gate.close());
+    const agent = await startAgentProc(procs, `mqtt://127.0.0.1:${gate.port}`, token, 'acme');
+    await until('online', async () => (await fleetAgent(relay, op.token, 'robot-p'))?.online);
+    expect((await call(relay.baseUrl, 'GET', '/agents/robot-p/v1/health', { token: op.token })).status).toBe(200);
+    gate.freeze();
+    const t0 = performance.now();
+    const timedOut = await call(relay.baseUrl, 'GET', '/agents/robot-p/v1/health', { token: op.token });
+    expect({ status: timedOut.status, code: timedOut.json?.code }).toEqual({ status: 504, code: 'gateway_timeout' });
+    expect((await call(agent.baseUrl, 'GET', '/v1/health')).status).toBe(200);
+    await until('offline at the relay (keep-alive)', async () => (await fleetAgent(relay, op.token, 'robot-p'))?.online === false, 70_000, 200);
+    const offlineMs = performance.now() - t0;
+    log(`silent partition → offline at the relay after ${offlineMs.toFixed(0)} ms (agent keep-alive 30 s; MQTT allows 1.5×)`);
+    expect(offlineMs).toBeLessThan(60_000);
+    const r = await call(relay.baseUrl, 'GET', '/agents/robot-p/v1/health', { token: op.token });
+    expect({ status: r.status, code: r.json?.code }).toEqual({ status: 503, code: 'agent_offline' });
+    expect((await call(agent.baseUrl, 'GET', '/v1/health')).status).toBe(200);
+  }, 120_000);
+
   it('relay killed: the agent keeps serving the LAN, events go to the outbox; relay restarted on the same state and ports: reconnect, drain in seq order to fleet/stream', async () => {
     const relay = await startRelayProc(procs);
     const token = await enroll(relay, 'acme', 'robot-o');
