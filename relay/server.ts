@@ -14,6 +14,7 @@ import { canGrant } from '../agent/security/rbac.js';
 import { resolveSecrets } from '../agent/security/secrets.js';
 import { createAdminApiKey } from '../api/domains/admin.js';
 import { createRelayEnrollment, queryRelayFleet, revokeRelayEnrollment } from '../api/domains/relay.js';
+import { ERROR_CODES, type ErrorCode } from '../api/errors.js';
 import { TOPIC_ID, type RelayResponse } from '../api/relay-protocol.js';
 import { API_VERSION } from '../api/versions.js';
 import { EmbeddedBroker } from './broker.js';
@@ -488,8 +489,11 @@ export class Relay {
       settled = true;
       clearTimeout(timer);
       // Refused by the agent before its stream opened: the same HTTP status its LAN listener answered.
-      const status = e.code >= 4100 && e.code < 4600 ? e.code - 4000 : 502;
-      refuse(new ApiError(status, status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : status === 404 ? 'not_found' : 'upstream_error', `agent '${agentId}' refused the stream: ${e.reason || e.code}`));
+      // The agent sends `4000 + status` with the reason `<status> <code>`; 1013 is its stream limit.
+      const status = e.code >= 4100 && e.code < 4600 ? e.code - 4000 : e.code === 1013 ? 503 : 502;
+      const named = /^\d{3} ([a-z_]+)$/.exec(e.reason)?.[1];
+      const code: ErrorCode = named && (ERROR_CODES as readonly string[]).includes(named) ? (named as ErrorCode) : 'upstream_error';
+      refuse(new ApiError(status, code, `agent '${agentId}' refused the stream: ${e.reason || e.code}`));
     });
     if (settled && !accepted) trunk.closeStream(id);
   }

@@ -230,6 +230,35 @@ describe('relay end to end (svc relay serve + svc serve --relay processes)', () 
     expect(await wsClient(relayWs, { authorization: `Bearer ${op.token}` }).refused).toBe(503);
   }, 60_000);
 
+  it('relayed streams: the agent\'s own refusal keeps its HTTP status, at most 32 per agent (503 beyond), a frozen trunk is 504', async () => {
+    const relay = await startRelayProc(procs, { args: ['--request-timeout-ms', '2000'] });
+    // Tenant `default`: the relay's anonymous callers reach this agent, which requires a credential for reads.
+    const token = await enroll(relay, 'default', 'robot-r');
+    const op = await relayKey(relay, 'operator', 'default');
+    const gate = await tcpGate(relay.mqttPort);
+    procs.onCleanup(() => gate.close());
+    const agent = await startAgentProc(procs, `mqtt://127.0.0.1:${gate.port}`, token, 'default', { SVC_API_REQUIRE_AUTH_READS: '1' });
+    await until('online', async () => (await fleetAgent(relay, op.token, 'robot-r'))?.online);
+    const relayWs = `${relay.baseUrl.replace('http', 'ws')}/agents/robot-r/v1/stream/telemetry`;
+
+    // Anonymous at the relay → no on-behalf-of token → the agent's stream answers 401, as on its LAN port.
+    expect(await wsClient(`${agent.baseUrl.replace('http', 'ws')}/v1/stream/telemetry`, {}).refused).toBe(401);
+    expect(await wsClient(relayWs, {}).refused).toBe(401);
+
+    // The bound: 32 relayed streams; the 33rd is refused by the agent (503 at the relay).
+    const open = Array.from({ length: 32 }, () => wsClient(relayWs, { authorization: `Bearer ${op.token}` }));
+    await Promise.all(open.map((c) => c.opened));
+    expect((await relayStatus(agent)).streams.open).toBe(32);
+    expect(await wsClient(relayWs, { authorization: `Bearer ${op.token}` }).refused).toBe(503);
+    expect((await relayStatus(agent)).streams.refused).toBe(1);
+    for (const c of open) c.ws.close();
+    await until('all closed on the agent', async () => (await relayStatus(agent)).streams.open === 0);
+
+    // Trunk silently partitioned: no frame before the deadline → 504 before the upgrade.
+    gate.freeze();
+    expect(await wsClient(relayWs, { authorization: `Bearer ${op.token}` }).refused).toBe(504);
+  }, 60_000);
+
   it('an agent killed (SIGKILL) is offline at the relay at once, and forwarding to it answers 503 agent_offline', async () => {
     const relay = await startRelayProc(procs);
     const token = await enroll(relay, 'acme', 'robot-k');
