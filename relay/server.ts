@@ -479,10 +479,10 @@ export class Relay {
         if (!accepted) accept();
         return;
       }
-      if (ws) return ws.close(closeCode(e.code), e.reason.slice(0, 120));
+      if (ws) return ws.close(closeCode(e.code), closeReason(e.reason));
       if (accepted) {
         // Closed before the upgrade completed: the client gets the frames, then the close.
-        closedEarly = { code: closeCode(e.code), reason: e.reason.slice(0, 120) };
+        closedEarly = { code: closeCode(e.code), reason: closeReason(e.reason) };
         return;
       }
       if (settled) return;
@@ -548,6 +548,13 @@ export class Relay {
 /** A close code the relay may send its client for the agent's `code` (1005/1006 and others are not sendable). */
 function closeCode(code: number): number {
   return code === 1000 || code === 1001 || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999) ? code : 1011;
+}
+
+/** At most 123 bytes (the WebSocket limit), whatever the agent sent. */
+function closeReason(reason: string): string {
+  let r = reason.slice(0, 123);
+  while (Buffer.byteLength(r) > 123) r = r.slice(0, -1);
+  return r;
 }
 
 function decodeBody(res: RelayResponse): unknown {

@@ -173,10 +173,14 @@ export class Trunk {
       if (!s || s.tenantId !== t.tenantId || s.agentId !== t.agentId) return;
       const m = parse(payload) as { kind?: string; id?: string; data?: unknown; code?: unknown; reason?: unknown } | null;
       if (!m || m.id !== t.rest[1]) return;
-      if (m.kind === 'stream_frame' && typeof m.data === 'string') return s.listener({ kind: 'frame', data: m.data });
-      if (m.kind === 'stream_closed') {
-        this.dropStream(m.id!);
-        return s.listener({ kind: 'closed', code: Number(m.code) || 1011, reason: typeof m.reason === 'string' ? m.reason : '' });
+      try {
+        if (m.kind === 'stream_frame' && typeof m.data === 'string') return s.listener({ kind: 'frame', data: m.data });
+        if (m.kind === 'stream_closed') {
+          this.dropStream(m.id!);
+          return s.listener({ kind: 'closed', code: Number(m.code) || 1011, reason: typeof m.reason === 'string' ? m.reason : '' });
+        }
+      } catch (err) {
+        this.log(`relay: stream ${m.id}: ${(err as Error).message}`);
       }
       return;
     }

@@ -426,7 +426,12 @@ export class RelayTrunk {
     const host = bind.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:');
     const headers: Record<string, string> = {};
     if (typeof o.obo === 'string' && o.obo !== '') headers['authorization'] = `Bearer ${o.obo}`;
-    const ws = new WebSocket(`ws://${host}${o.path}`, { headers, perMessageDeflate: false, handshakeTimeout: 10_000 });
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(`ws://${host}${o.path}`, { headers, perMessageDeflate: false, handshakeTimeout: 10_000 });
+    } catch (err) {
+      return refuse(1011, (err as Error).message.slice(0, 100));
+    }
     const s: RelayedStream = { id, ws, client, replyTo, pending: [], done: false };
     this.streams.set(id, s);
     this.streamCounters.opened++;
