@@ -388,8 +388,15 @@ export class Relay {
     }
     const m = /^\/agents\/([^/]+)(\/v1\/stream\/telemetry)$/.exec(url.pathname);
     if (m) {
-      void this.openAgentStream(req, socket, head, url, decodeURIComponent(m[1]!), m[2]!).catch((err: unknown) => {
+      let agentId: string;
+      try {
+        agentId = decodeURIComponent(m[1]!);
+      } catch {
+        return refuse(404, notFound());
+      }
+      void this.openAgentStream(req, socket, head, url, agentId, m[2]!).catch((err: unknown) => {
         this.options.log(`relay: stream upgrade failed: ${(err as Error).message}`);
+        if (socket.destroyed || socket.writableEnded) return;
         refuse(502, new ApiError(502, 'upstream_error', `relay trunk: ${(err as Error).message}`));
       });
       return;
@@ -407,8 +414,9 @@ export class Relay {
   private async openAgentStream(req: http.IncomingMessage, socket: net.Socket, head: Buffer, url: URL, agentId: string, streamPath: string): Promise<void> {
     const refuse = (err: ApiError) => {
       const body = JSON.stringify(err.toEnvelope());
-      if (!socket.destroyed) socket.end(`HTTP/1.1 ${err.status} ${http.STATUS_CODES[err.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+      if (!socket.destroyed && !socket.writableEnded) socket.end(`HTTP/1.1 ${err.status} ${http.STATUS_CODES[err.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
     };
+    socket.on('error', () => socket.destroy());
     const token = url.searchParams.get('access_token');
     const caller = await this.caller(req.headers.authorization ?? (token ? `Bearer ${token}` : undefined));
     if (caller instanceof ApiError) return refuse(caller);
@@ -466,7 +474,7 @@ export class Relay {
         trunk.closeStream(id);
       }
     });
-    await trunk.openStream(id, tenantId, agentId, { path: target, obo }, timeoutMs, (e) => {
+    const opening = trunk.openStream(id, tenantId, agentId, { path: target, obo }, timeoutMs, (e) => {
       if (e.kind === 'frame') {
         if (ws) {
           // The agent's own backpressure sees the trunk, not this client: a client that cannot keep up is closed.
@@ -495,6 +503,13 @@ export class Relay {
       const code: ErrorCode = named && (ERROR_CODES as readonly string[]).includes(named) ? (named as ErrorCode) : 'upstream_error';
       refuse(new ApiError(status, code, `agent '${agentId}' refused the stream: ${e.reason || e.code}`));
     });
+    try {
+      await opening;
+    } catch (err) {
+      settled = true;
+      clearTimeout(timer);
+      throw err;
+    }
     if (settled && !accepted) trunk.closeStream(id);
   }
 

@@ -211,6 +211,7 @@ describe('relay end to end (svc relay serve + svc serve --relay processes)', () 
     expect(await wsClient(relayWs, { authorization: `Bearer ${globex.token}` }).refused).toBe(404);
     expect(await wsClient(relayWs, { authorization: 'Bearer not-a-key' }).refused).toBe(401);
     expect(await wsClient(`${relay.baseUrl.replace('http', 'ws')}/agents/robot-nope/v1/stream/telemetry`, { authorization: `Bearer ${op.token}` }).refused).toBe(404);
+    expect(await wsClient(`${relay.baseUrl.replace('http', 'ws')}/agents/%zz/v1/stream/telemetry`, { authorization: `Bearer ${op.token}` }).refused).toBe(404);
 
     // Closing the relay client closes the agent-side socket.
     viaRelay.ws.close();
