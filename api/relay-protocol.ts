@@ -125,3 +125,51 @@ export interface OnBehalfOfClaims {
 
 /** Lifetime of an on-behalf-of token: long enough for one request, short enough not to be replayed later. */
 export const OBO_TTL_SECS = 60;
+
+/**
+ * Relayed WebSocket streams (`WS /agents/{agent_id}/v1/stream/telemetry` on the relay). The relay
+ * publishes these on the agent's {@link relayTopics.requests} topic; the agent opens a WebSocket to its
+ * own LAN listener with `obo` as Bearer token (its stream applies auth, replay, resume and
+ * backpressure as for a LAN client) and answers on `reply_to` = {@link relayTopics.stream}.
+ */
+export interface RelayStreamOpen {
+  kind: 'stream_open';
+  id: string;
+  /** `/v1/stream/telemetry` with the caller's query string (its `access_token` removed). */
+  path: string;
+  obo: string | null;
+  reply_to: string;
+  /** Epoch ms after which the relay has given up waiting for the first frame. */
+  deadline_ms: number;
+}
+
+/** Relay → agent: a text frame the client sent. */
+export interface RelayStreamData {
+  kind: 'stream_data';
+  id: string;
+  data: string;
+}
+
+/** Relay → agent: the client went away; close the agent-side socket. */
+export interface RelayStreamClose {
+  kind: 'stream_close';
+  id: string;
+}
+
+/** Agent → relay: a text frame of the agent's stream. */
+export interface RelayStreamFrame {
+  kind: 'stream_frame';
+  id: string;
+  data: string;
+}
+
+/** Agent → relay: the agent-side socket closed (or could not open: `code` 1011/4xxx, `reason`). */
+export interface RelayStreamClosed {
+  kind: 'stream_closed';
+  id: string;
+  code: number;
+  reason: string;
+}
+
+/** Relayed streams one agent serves at once; more are refused with stream_closed 1013. */
+export const MAX_RELAYED_STREAMS = 32;

@@ -14,6 +14,7 @@ import { canGrant } from '../agent/security/rbac.js';
 import { resolveSecrets } from '../agent/security/secrets.js';
 import { createAdminApiKey } from '../api/domains/admin.js';
 import { createRelayEnrollment, queryRelayFleet, revokeRelayEnrollment } from '../api/domains/relay.js';
+import { ERROR_CODES, type ErrorCode } from '../api/errors.js';
 import { TOPIC_ID, type RelayResponse } from '../api/relay-protocol.js';
 import { API_VERSION } from '../api/versions.js';
 import { EmbeddedBroker } from './broker.js';
@@ -87,6 +88,8 @@ export class Relay {
   readonly node: string;
   readonly presence: PresenceView;
   private readonly fleetSockets = new Set<{ tenantId: string; ws: WebSocket }>();
+  /** Relayed agent streams open on this node (closed when their agent goes offline). */
+  private readonly agentStreams = new Set<{ tenantId: string; agentId: string; close: (code: number, reason: string) => void }>();
   private server: http.Server | null = null;
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 * 1024 });
   private readonly streamWss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
@@ -139,7 +142,10 @@ export class Relay {
     relay.trunk = await Trunk.connect({ url, node, log, ...(hasUser ? {} : { username: `relay:${node}`, password: keys.nodeSecret }) });
     relay.trunk.on((e) => {
       if (e.kind === 'reset') relay.presence.reset();
-      else if (e.kind === 'presence') relay.presence.update(e.tenantId, e.agentId, e.presence);
+      else if (e.kind === 'presence') {
+        relay.presence.update(e.tenantId, e.agentId, e.presence);
+        if (!e.presence?.online) relay.closeAgentStreams(e.tenantId, e.agentId);
+      }
       else relay.broadcastEvent(e.tenantId, e.agentId, e.frame as unknown as Record<string, unknown>);
     });
     return relay;
@@ -380,9 +386,135 @@ export class Relay {
       });
       return;
     }
-    // WebSocket streams of one agent through the relay are not relayed yet (docs/relay.md § Limits).
-    if (url.pathname.startsWith('/agents/')) return refuse(501, new ApiError(501, 'internal_error', 'WebSocket streams through the relay are not available yet'));
+    const m = /^\/agents\/([^/]+)(\/v1\/stream\/telemetry)$/.exec(url.pathname);
+    if (m) {
+      let agentId: string;
+      try {
+        agentId = decodeURIComponent(m[1]!);
+      } catch {
+        return refuse(404, notFound());
+      }
+      void this.openAgentStream(req, socket, head, url, agentId, m[2]!).catch((err: unknown) => {
+        this.options.log(`relay: stream upgrade failed: ${(err as Error).message}`);
+        if (socket.destroyed || socket.writableEnded) return;
+        refuse(502, new ApiError(502, 'upstream_error', `relay trunk: ${(err as Error).message}`));
+      });
+      return;
+    }
     refuse(404, notFound());
+  }
+
+  /**
+   * `WS /agents/{agent_id}/v1/stream/telemetry` (docs/relay.md § Streams): tenant routing as for
+   * forwarding (404 / 503 before the upgrade), then stream_open with a fresh on-behalf-of token; the
+   * agent opens its own LAN stream as that principal. The upgrade completes on the agent's first frame
+   * (its `hello`), so an agent-side refusal reaches the client as the same HTTP status the LAN gives;
+   * no frame within the request timeout is 504.
+   */
+  private async openAgentStream(req: http.IncomingMessage, socket: net.Socket, head: Buffer, url: URL, agentId: string, streamPath: string): Promise<void> {
+    const refuse = (err: ApiError) => {
+      const body = JSON.stringify(err.toEnvelope());
+      if (!socket.destroyed && !socket.writableEnded) socket.end(`HTTP/1.1 ${err.status} ${http.STATUS_CODES[err.status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+    };
+    socket.on('error', () => socket.destroy());
+    const token = url.searchParams.get('access_token');
+    const caller = await this.caller(req.headers.authorization ?? (token ? `Bearer ${token}` : undefined));
+    if (caller instanceof ApiError) return refuse(caller);
+    const tenantId = caller?.tenant_id ?? this.options.tenantId;
+    const view = TOPIC_ID.test(agentId) ? this.presence.get(tenantId, agentId) : null;
+    if (!view) return refuse(notFound(`agent '${agentId}' not found`));
+    if (!view.online) return refuse(agentOffline(agentId));
+    const trunk = this.trunk;
+    if (!trunk) return refuse(new ApiError(503, 'agent_offline', 'the relay is not connected to its broker'));
+    // The relay credential never travels to the agent: the on-behalf-of token replaces it.
+    const query = new URLSearchParams(url.searchParams);
+    query.delete('access_token');
+    const target = `${streamPath}${query.size ? `?${query.toString()}` : ''}`;
+    const obo = caller ? await this.keys.onBehalfOf(caller, agentId) : null;
+    const timeoutMs = this.options.requestTimeoutMs;
+    let ws: WebSocket | null = null;
+    let early: string[] = [];
+    const id = crypto.randomUUID();
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      trunk.closeStream(id);
+      refuse(gatewayTimeout(agentId, timeoutMs));
+    }, timeoutMs);
+    let accepted = false;
+    let closedEarly: { code: number; reason: string } | null = null;
+    const accept = () => {
+      settled = true;
+      accepted = true;
+      clearTimeout(timer);
+      this.streamWss.handleUpgrade(req, socket, head, (client) => {
+        ws = client;
+        const sid = id;
+        const entry = { tenantId, agentId, close: (code: number, reason: string) => client.close(code, reason) };
+        this.agentStreams.add(entry);
+        client.on('message', (data, isBinary) => {
+          if (!isBinary) trunk.streamData(sid, data.toString());
+        });
+        const gone = () => {
+          this.agentStreams.delete(entry);
+          trunk.closeStream(sid);
+        };
+        client.on('close', gone);
+        client.on('error', gone);
+        for (const d of early) client.send(d);
+        early = [];
+        if (closedEarly) client.close(closedEarly.code, closedEarly.reason);
+      });
+    };
+    socket.once('close', () => {
+      if (!settled) {
+        settled = true;
+        clearTimeout(timer);
+        trunk.closeStream(id);
+      }
+    });
+    const opening = trunk.openStream(id, tenantId, agentId, { path: target, obo }, timeoutMs, (e) => {
+      if (e.kind === 'frame') {
+        if (ws) {
+          // The agent's own backpressure sees the trunk, not this client: a client that cannot keep up is closed.
+          if (ws.bufferedAmount > 8 * 1024 * 1024) return ws.close(1013, 'client too slow');
+          if (ws.readyState === ws.OPEN) ws.send(e.data);
+          return;
+        }
+        if (settled && !accepted) return;
+        early.push(e.data);
+        if (!accepted) accept();
+        return;
+      }
+      if (ws) return ws.close(closeCode(e.code), closeReason(e.reason));
+      if (accepted) {
+        // Closed before the upgrade completed: the client gets the frames, then the close.
+        closedEarly = { code: closeCode(e.code), reason: closeReason(e.reason) };
+        return;
+      }
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      // Refused by the agent before its stream opened: the same HTTP status its LAN listener answered.
+      // The agent sends `4000 + status` with the reason `<status> <code>`; 1013 is its stream limit.
+      const status = e.code >= 4100 && e.code < 4600 ? e.code - 4000 : e.code === 1013 ? 503 : 502;
+      const named = /^\d{3} ([a-z_]+)$/.exec(e.reason)?.[1];
+      const code: ErrorCode = named && (ERROR_CODES as readonly string[]).includes(named) ? (named as ErrorCode) : 'upstream_error';
+      refuse(new ApiError(status, code, `agent '${agentId}' refused the stream: ${e.reason || e.code}`));
+    });
+    try {
+      await opening;
+    } catch (err) {
+      settled = true;
+      clearTimeout(timer);
+      throw err;
+    }
+    if (settled && !accepted) trunk.closeStream(id);
+  }
+
+  private closeAgentStreams(tenantId: string, agentId: string): void {
+    for (const s of [...this.agentStreams]) if (s.tenantId === tenantId && s.agentId === agentId) s.close(1011, 'agent offline');
   }
 
   private openFleetStream(tenantId: string, ws: WebSocket): void {
@@ -415,6 +547,7 @@ export class Relay {
 
   async close(): Promise<void> {
     for (const s of this.fleetSockets) s.ws.terminate();
+    for (const ws of this.streamWss.clients) ws.terminate();
     for (const ws of this.wss.clients) ws.terminate();
     await this.trunk?.close();
     await this.broker?.close();
@@ -425,6 +558,18 @@ export class Relay {
     await this.enrollments.close();
     await this.apiKeys.flush();
   }
+}
+
+/** A close code the relay may send its client for the agent's `code` (1005/1006 and others are not sendable). */
+function closeCode(code: number): number {
+  return code === 1000 || code === 1001 || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999) ? code : 1011;
+}
+
+/** At most 123 bytes (the WebSocket limit), whatever the agent sent. */
+function closeReason(reason: string): string {
+  let r = reason.slice(0, 123);
+  while (Buffer.byteLength(r) > 123) r = r.slice(0, -1);
+  return r;
 }
 
 function decodeBody(res: RelayResponse): unknown {

@@ -9,6 +9,9 @@ import {
   type EnvelopeChunk,
   type RelayRequest,
   type RelayResponse,
+  type RelayStreamClose,
+  type RelayStreamData,
+  type RelayStreamOpen,
 } from '../api/relay-protocol.js';
 
 /** Cuts a serialized envelope into {@link EnvelopeChunk}s when it is larger than MAX_ENVELOPE_BYTES. */
@@ -72,6 +75,16 @@ interface Pending {
 
 export class GatewayTimeout extends Error {}
 
+/** What a relayed stream's owner hears from the agent. */
+export type StreamEvent = { kind: 'frame'; data: string } | { kind: 'closed'; code: number; reason: string };
+
+interface OpenStream {
+  tenantId: string;
+  agentId: string;
+  topic: string;
+  listener: (e: StreamEvent) => void;
+}
+
 /**
  * One relay node's MQTT client: subscribes to every agent's presence and events and to the replies
  * addressed to this node; publishes requests. All routing state comes from the broker (retained
@@ -81,6 +94,7 @@ export class Trunk {
   private readonly pending = new Map<string, Pending>();
   private readonly chunks = new ChunkAssembler();
   private readonly listeners: Array<(e: TrunkEvent) => void> = [];
+  private readonly streams = new Map<string, OpenStream>();
 
   private constructor(
     private readonly client: MqttClient,
@@ -153,6 +167,23 @@ export class Trunk {
       if (!f || f.kind !== 'event' || typeof f.frame !== 'object') return;
       return this.emit({ kind: 'event', tenantId: t.tenantId, agentId: t.agentId, frame: { ...(f as AgentEventFrame), agent_id: t.agentId } });
     }
+    if (kind === 'stream' && t.rest.length === 2) {
+      const s = this.streams.get(t.rest[1]!);
+      // Only the agent the stream was opened on can feed it (the topic is what the broker authorised).
+      if (!s || s.tenantId !== t.tenantId || s.agentId !== t.agentId) return;
+      const m = parse(payload) as { kind?: string; id?: string; data?: unknown; code?: unknown; reason?: unknown } | null;
+      if (!m || m.id !== t.rest[1]) return;
+      try {
+        if (m.kind === 'stream_frame' && typeof m.data === 'string') return s.listener({ kind: 'frame', data: m.data });
+        if (m.kind === 'stream_closed') {
+          this.dropStream(m.id!);
+          return s.listener({ kind: 'closed', code: Number(m.code) || 1011, reason: typeof m.reason === 'string' ? m.reason : '' });
+        }
+      } catch (err) {
+        this.log(`relay: stream ${m.id}: ${(err as Error).message}`);
+      }
+      return;
+    }
     if (kind === 'res' && t.rest[1] === this.node) {
       const raw = payload.toString('utf8');
       const text = this.chunks.accept(topic, parse(payload), raw);
@@ -195,7 +226,53 @@ export class Trunk {
     });
   }
 
+  /**
+   * Opens relayed stream `id` (a fresh random id): subscribes to its topic, then asks the agent
+   * (stream_open). Frames and the close arrive on `listener`.
+   */
+  async openStream(id: string, tenantId: string, agentId: string, open: Pick<RelayStreamOpen, 'path' | 'obo'>, timeoutMs: number, listener: (e: StreamEvent) => void): Promise<void> {
+    const topic = relayTopics.stream(tenantId, agentId, id);
+    this.streams.set(id, { tenantId, agentId, topic, listener });
+    try {
+      await this.client.subscribeAsync(topic, { qos: 1 });
+      const envelope: RelayStreamOpen = { kind: 'stream_open', id, ...open, reply_to: topic, deadline_ms: Date.now() + timeoutMs };
+      await this.client.publishAsync(relayTopics.requests(tenantId, agentId), JSON.stringify(envelope), { qos: 1 });
+    } catch (err) {
+      this.dropStream(id);
+      throw err;
+    }
+  }
+
+  /** A client frame to the agent's socket of stream `id`. */
+  streamData(id: string, data: string): void {
+    const s = this.streams.get(id);
+    if (!s) return;
+    const m: RelayStreamData = { kind: 'stream_data', id, data };
+    this.client.publish(relayTopics.requests(s.tenantId, s.agentId), JSON.stringify(m), { qos: 1 });
+  }
+
+  /** The client went away: the agent closes its socket; the stream is forgotten here. */
+  closeStream(id: string): void {
+    const s = this.streams.get(id);
+    if (!s) return;
+    const m: RelayStreamClose = { kind: 'stream_close', id };
+    this.client.publish(relayTopics.requests(s.tenantId, s.agentId), JSON.stringify(m), { qos: 1 });
+    this.dropStream(id);
+  }
+
+  get openStreams(): number {
+    return this.streams.size;
+  }
+
+  private dropStream(id: string): void {
+    const s = this.streams.get(id);
+    if (!s) return;
+    this.streams.delete(id);
+    if (this.client.connected) this.client.unsubscribe(s.topic);
+  }
+
   async close(): Promise<void> {
+    this.streams.clear();
     for (const p of this.pending.values()) {
       clearTimeout(p.timer);
       p.reject(new Error('relay closing'));

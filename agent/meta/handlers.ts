@@ -129,5 +129,6 @@ function relayNotConfigured(tenantId: string): RelayLinkStatus {
     reconnect_attempts: 0,
     outbox: { depth: 0, capacity: 0, dropped_total: 0, dropped_pending: 0, next_seq: 0 },
     requests: { answered: 0, expired: 0, rejected: 0 },
+    streams: { open: 0, opened: 0, refused: 0 },
   };
 }

@@ -36,6 +36,14 @@ export const relayLinkStatusSchema = z.lazy(() =>
       expired: z.number(),
       rejected: z.number(),
     }),
+    /** Relayed WebSocket streams (`WS /agents/{agent_id}/v1/stream/telemetry` on the relay). */
+    streams: z.object({
+      /** Agent-side sockets open now. */
+      open: z.number(),
+      opened: z.number(),
+      /** Refused before a socket was opened (bad path, too many streams, not listening). */
+      refused: z.number(),
+    }),
   }),
 );
 

@@ -27,6 +27,34 @@ function stable(v: unknown): unknown {
   return v;
 }
 
+/** A WebSocket client: frames as JSON; `refused` resolves with the HTTP status of a refused upgrade. */
+function wsClient(url: string, headers: Record<string, string>): { ws: WebSocket; frames: any[]; opened: Promise<void>; refused: Promise<number> } {
+  const ws = new WebSocket(url, { headers });
+  const frames: any[] = [];
+  ws.on('message', (d) => frames.push(JSON.parse(String(d))));
+  let opened!: Promise<void>;
+  const refused = new Promise<number>((resolveRefused, rejectRefused) => {
+    opened = new Promise<void>((resolve, reject) => {
+      ws.once('open', () => {
+        resolve();
+        rejectRefused(new Error('the upgrade was accepted'));
+      });
+      ws.once('unexpected-response', (_req, res) => {
+        resolveRefused(res.statusCode ?? 0);
+        reject(new Error(`upgrade refused: ${res.statusCode}`));
+        ws.terminate();
+      });
+      ws.once('error', (err) => {
+        reject(err);
+        rejectRefused(err);
+      });
+    });
+  });
+  opened.catch(() => undefined);
+  refused.catch(() => undefined);
+  return { ws, frames, opened, refused };
+}
+
 function openStream(baseUrl: string, token: string): { ws: WebSocket; frames: any[]; opened: Promise<void> } {
   const ws = new WebSocket(`${baseUrl.replace('http', 'ws')}/v1/fleet/stream`, { headers: { authorization: `Bearer ${token}` } });
   const frames: any[] = [];
@@ -147,29 +175,89 @@ describe('relay end to end (svc relay serve + svc serve --relay processes)', () 
     expect((await call(relay.baseUrl, 'GET', '/v1/fleet/agents', { token: RELAY_ADMIN })).json.agents).toEqual([]);
   }, 90_000);
 
-  it('WebSocket through the relay is not implemented: the upgrade is answered 501', async () => {
+  it('WS /agents/{id}/v1/stream/telemetry through the relay works like the LAN stream: hello, live events, ping, tenant 404, close reaches the agent', async () => {
     const relay = await startRelayProc(procs);
     const token = await enroll(relay, 'acme', 'robot-ws');
     const op = await relayKey(relay, 'operator', 'acme');
+    const globex = await relayKey(relay, 'operator', 'globex');
     const agent = await startAgentProc(procs, relay.mqttUrl, token, 'acme');
     await until('online', async () => (await fleetAgent(relay, op.token, 'robot-ws'))?.online);
-    const status = await new Promise<number>((resolve, reject) => {
-      const ws = new WebSocket(`${relay.baseUrl.replace('http', 'ws')}/agents/robot-ws/v1/stream/telemetry`, { headers: { authorization: `Bearer ${op.token}` } });
-      ws.once('unexpected-response', (_req, res) => {
-        resolve(res.statusCode ?? 0);
-        ws.terminate();
-      });
-      ws.once('open', () => reject(new Error('the relay accepted a WebSocket to an agent')));
-      ws.once('error', (err) => reject(err));
-    });
-    expect(status).toBe(501);
-    // The same stream on the agent's LAN port does open.
-    await new Promise<void>((resolve, reject) => {
-      const ws = new WebSocket(`${agent.baseUrl.replace('http', 'ws')}/v1/stream/telemetry`, { headers: { authorization: `Bearer ${agent.adminKey}` } });
-      ws.once('open', () => (ws.close(), resolve()));
-      ws.once('error', reject);
-      ws.once('unexpected-response', (_q, res) => reject(new Error(`LAN stream: ${res.statusCode}`)));
-    });
+    const relayWs = `${relay.baseUrl.replace('http', 'ws')}/agents/robot-ws/v1/stream/telemetry`;
+
+    const viaRelay = wsClient(relayWs, { authorization: `Bearer ${op.token}` });
+    const lan = wsClient(`${agent.baseUrl.replace('http', 'ws')}/v1/stream/telemetry`, { authorization: `Bearer ${agent.adminKey}` });
+    await Promise.all([viaRelay.opened, lan.opened]);
+    const hello = await until('relayed hello', () => viaRelay.frames.find((f) => f.type === 'hello'));
+    const lanHello = await until('LAN hello', () => lan.frames.find((f) => f.type === 'hello'));
+    expect(Object.keys(hello).sort()).toEqual(Object.keys(lanHello).sort());
+    expect((await relayStatus(agent)).streams).toMatchObject({ open: 1, opened: 1, refused: 0 });
+
+    // Live platform events reach both, the same frame.
+    await emitEvent(agent, 'relayed-live-1');
+    const relayed = await until('relayed event', () => viaRelay.frames.find((f) => f.type === 'telemetry' && JSON.stringify(f).includes('relayed-live-1')));
+    const direct = await until('LAN event', () => lan.frames.find((f) => f.type === 'telemetry' && JSON.stringify(f).includes('relayed-live-1')));
+    expect(relayed).toEqual(direct);
+    // Client → agent frames travel too: ping is answered by the agent's stream.
+    viaRelay.ws.send(JSON.stringify({ type: 'ping' }));
+    await until('pong through the relay', () => viaRelay.frames.find((f) => f.type === 'pong'));
+
+    // The browser form: ?access_token= on the relay.
+    const byQuery = wsClient(`${relayWs}?access_token=${encodeURIComponent(op.token)}`, {});
+    await byQuery.opened;
+    await until('hello by query token', () => byQuery.frames.find((f) => f.type === 'hello'));
+    await until('two relayed streams on the agent', async () => (await relayStatus(agent)).streams.open === 2);
+
+    // Another tenant's key: 404 before the upgrade, as if the agent did not exist; a bad key 401.
+    expect(await wsClient(relayWs, { authorization: `Bearer ${globex.token}` }).refused).toBe(404);
+    expect(await wsClient(relayWs, { authorization: 'Bearer not-a-key' }).refused).toBe(401);
+    expect(await wsClient(`${relay.baseUrl.replace('http', 'ws')}/agents/robot-nope/v1/stream/telemetry`, { authorization: `Bearer ${op.token}` }).refused).toBe(404);
+    expect(await wsClient(`${relay.baseUrl.replace('http', 'ws')}/agents/%zz/v1/stream/telemetry`, { authorization: `Bearer ${op.token}` }).refused).toBe(404);
+
+    // Closing the relay client closes the agent-side socket.
+    viaRelay.ws.close();
+    byQuery.ws.terminate();
+    await until('agent-side sockets closed', async () => (await relayStatus(agent)).streams.open === 0);
+    expect(lan.ws.readyState).toBe(WebSocket.OPEN);
+    lan.ws.close();
+
+    // The agent going away closes the relayed stream.
+    const again = wsClient(relayWs, { authorization: `Bearer ${op.token}` });
+    await again.opened;
+    const closed = new Promise<number>((resolve) => again.ws.once('close', (code) => resolve(code)));
+    agent.child.kill('SIGKILL');
+    expect(await closed).not.toBe(1000);
+    // Offline now: 503 before the upgrade.
+    await until('offline', async () => (await fleetAgent(relay, op.token, 'robot-ws'))?.online === false);
+    expect(await wsClient(relayWs, { authorization: `Bearer ${op.token}` }).refused).toBe(503);
+  }, 60_000);
+
+  it('relayed streams: the agent\'s own refusal keeps its HTTP status, at most 32 per agent (503 beyond), a frozen trunk is 504', async () => {
+    const relay = await startRelayProc(procs, { args: ['--request-timeout-ms', '2000'] });
+    // Tenant `default`: the relay's anonymous callers reach this agent, which requires a credential for reads.
+    const token = await enroll(relay, 'default', 'robot-r');
+    const op = await relayKey(relay, 'operator', 'default');
+    const gate = await tcpGate(relay.mqttPort);
+    procs.onCleanup(() => gate.close());
+    const agent = await startAgentProc(procs, `mqtt://127.0.0.1:${gate.port}`, token, 'default', { SVC_API_REQUIRE_AUTH_READS: '1' });
+    await until('online', async () => (await fleetAgent(relay, op.token, 'robot-r'))?.online);
+    const relayWs = `${relay.baseUrl.replace('http', 'ws')}/agents/robot-r/v1/stream/telemetry`;
+
+    // Anonymous at the relay → no on-behalf-of token → the agent's stream answers 401, as on its LAN port.
+    expect(await wsClient(`${agent.baseUrl.replace('http', 'ws')}/v1/stream/telemetry`, {}).refused).toBe(401);
+    expect(await wsClient(relayWs, {}).refused).toBe(401);
+
+    // The bound: 32 relayed streams; the 33rd is refused by the agent (503 at the relay).
+    const open = Array.from({ length: 32 }, () => wsClient(relayWs, { authorization: `Bearer ${op.token}` }));
+    await Promise.all(open.map((c) => c.opened));
+    expect((await relayStatus(agent)).streams.open).toBe(32);
+    expect(await wsClient(relayWs, { authorization: `Bearer ${op.token}` }).refused).toBe(503);
+    expect((await relayStatus(agent)).streams.refused).toBe(1);
+    for (const c of open) c.ws.close();
+    await until('all closed on the agent', async () => (await relayStatus(agent)).streams.open === 0);
+
+    // Trunk silently partitioned: no frame before the deadline → 504 before the upgrade.
+    gate.freeze();
+    expect(await wsClient(relayWs, { authorization: `Bearer ${op.token}` }).refused).toBe(504);
   }, 60_000);
 
   it('an agent killed (SIGKILL) is offline at the relay at once, and forwarding to it answers 503 agent_offline', async () => {

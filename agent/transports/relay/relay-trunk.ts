@@ -1,14 +1,19 @@
 import { connect, type IClientOptions, type MqttClient } from 'mqtt';
+import { WebSocket } from 'ws';
 import type { RelayLinkStatus } from '../../../api/domains/relay-link.js';
 import {
   agentTopicRoot,
   MAX_ENVELOPE_BYTES,
+  MAX_RELAYED_STREAMS,
   relayTopics,
   TOPIC_ID,
   type AgentEventFrame,
   type AgentPresence,
   type RelayRequest,
   type RelayResponse,
+  type RelayStreamClosed,
+  type RelayStreamFrame,
+  type RelayStreamOpen,
 } from '../../../api/relay-protocol.js';
 import { ApiError, badRequest } from '../../core/errors.js';
 import { prepareRelayIdentity, RelayTokenVerifier, type RelayIdentity } from '../../security/relay-tokens.js';
@@ -95,6 +100,9 @@ export class RelayTrunk {
   private unsubscribe: (() => void) | null = null;
   private readonly chunks: ChunkAssembler;
   private readonly counters = { answered: 0, expired: 0, rejected: 0 };
+  /** Relayed WebSocket streams: a real client socket to this agent's own LAN listener each. */
+  private readonly streams = new Map<string, RelayedStream>();
+  private readonly streamCounters = { opened: 0, refused: 0 };
   private readonly root: string;
   private readonly topics: { requests: string; status: string; events: string };
   private readonly url: URL;
@@ -231,6 +239,8 @@ export class RelayTrunk {
     client.end(true);
     if (this.state === 'connected') this.opts.log(`relay: connection to ${this.url.host} lost${this.lastError ? ` (${this.lastError.message})` : ''}; the LAN API is unaffected, events go to the outbox`);
     this.requeueUnacked();
+    // The relay end of every relayed stream is gone with the connection.
+    this.closeAllStreams('relay connection lost');
     if (this.closed) return;
     this.scheduleReconnect();
   }
@@ -315,6 +325,8 @@ export class RelayTrunk {
         return this.reject('chunked request is not JSON');
       }
     }
+    const kind = (msg as { kind?: unknown } | null)?.kind;
+    if (kind === 'stream_open' || kind === 'stream_data' || kind === 'stream_close') return this.handleStream(client, msg as Record<string, unknown>);
     void this.handleRequest(client, msg);
   }
 
@@ -375,6 +387,108 @@ export class RelayTrunk {
     return { kind: 'response', id: r.id, status: res.status, headers: resHeaders, ...(out.length > 0 ? { body_b64: out.toString('base64') } : {}) };
   }
 
+  // Relayed streams ---------------------------------------------------------------------------
+
+  private handleStream(client: MqttClient, m: Record<string, unknown>): void {
+    if (typeof m['id'] !== 'string' || !TOPIC_ID.test(m['id'])) return this.reject('stream envelope without a valid id');
+    const id = m['id'];
+    if (m['kind'] === 'stream_data') {
+      const s = this.streams.get(id);
+      if (!s || typeof m['data'] !== 'string') return;
+      if (s.ws.readyState === WebSocket.OPEN) s.ws.send(m['data']);
+      else if (s.ws.readyState === WebSocket.CONNECTING && s.pending.length < 64) s.pending.push(m['data']);
+      return;
+    }
+    if (m['kind'] === 'stream_close') {
+      const s = this.streams.get(id);
+      if (s) this.closeStream(s, 'closed by the relay');
+      return;
+    }
+    const o = m as Partial<RelayStreamOpen>;
+    // Never publish outside this agent's topics, whatever the envelope says.
+    if (!this.validReplyTo(o.reply_to)) return this.reject(`stream reply_to ${JSON.stringify(o.reply_to)} is not below ${this.root}/`);
+    if (typeof o.deadline_ms !== 'number' || o.deadline_ms < Date.now()) {
+      this.counters.expired++;
+      return;
+    }
+    if (this.streams.has(id)) return;
+    const replyTo = o.reply_to;
+    const refuse = (code: number, reason: string) => {
+      this.streamCounters.refused++;
+      const closed: RelayStreamClosed = { kind: 'stream_closed', id, code, reason };
+      client.publish(replyTo, JSON.stringify(closed), { qos: 1 });
+    };
+    if (typeof o.path !== 'string' || !o.path.startsWith('/v1/stream/') || /[\s\u0000-\u001f]/.test(o.path)) return refuse(1008, 'not a stream path');
+    if (this.streams.size >= MAX_RELAYED_STREAMS) return refuse(1013, `this agent serves at most ${MAX_RELAYED_STREAMS} relayed streams`);
+    const bind = this.opts.bind();
+    if (!bind) return refuse(1011, 'the agent is not listening');
+    // The agent's own listener: a wildcard bind is reached on loopback.
+    const host = bind.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:');
+    const headers: Record<string, string> = {};
+    if (typeof o.obo === 'string' && o.obo !== '') headers['authorization'] = `Bearer ${o.obo}`;
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(`ws://${host}${o.path}`, { headers, perMessageDeflate: false, handshakeTimeout: 10_000 });
+    } catch (err) {
+      return refuse(1011, (err as Error).message.slice(0, 100));
+    }
+    const s: RelayedStream = { id, ws, client, replyTo, pending: [], done: false };
+    this.streams.set(id, s);
+    this.streamCounters.opened++;
+    ws.on('open', () => {
+      for (const d of s.pending.splice(0)) ws.send(d);
+    });
+    ws.on('message', (data, isBinary) => {
+      if (s.done || this.client !== client || !client.connected) return;
+      const frame: RelayStreamFrame = { kind: 'stream_frame', id, data: isBinary ? Buffer.from(data as Buffer).toString('base64') : data.toString() };
+      client.publish(replyTo, JSON.stringify(frame), { qos: 1 });
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => {
+        let reason = `HTTP ${res.statusCode}`;
+        try {
+          const err = JSON.parse(body) as { error?: { code?: string } ; code?: string };
+          reason = `${res.statusCode} ${err.error?.code ?? err.code ?? ''}`.trim();
+        } catch {
+          /* not JSON */
+        }
+        // 4000 + HTTP status: the relay gives the client the refusal the LAN listener gave.
+        this.finishStream(s, 4000 + (res.statusCode ?? 500) % 1000, reason);
+      });
+      res.on('error', () => this.finishStream(s, 1011, `HTTP ${res.statusCode}`));
+    });
+    ws.on('close', (code, reason) => this.finishStream(s, code, reason.toString()));
+    ws.on('error', (err) => {
+      if (ws.readyState !== WebSocket.OPEN) this.finishStream(s, 1011, err.message.slice(0, 100));
+    });
+  }
+
+  /** The agent-side socket ended: tell the relay once and forget the stream. */
+  private finishStream(s: RelayedStream, code: number, reason: string): void {
+    if (s.done) return;
+    s.done = true;
+    this.streams.delete(s.id);
+    if (s.ws.readyState !== WebSocket.CLOSED) s.ws.terminate();
+    if (this.client !== s.client || !s.client.connected) return;
+    const closed: RelayStreamClosed = { kind: 'stream_closed', id: s.id, code, reason: reason.slice(0, 120) };
+    s.client.publish(s.replyTo, JSON.stringify(closed), { qos: 1 });
+  }
+
+  private closeStream(s: RelayedStream, why: string): void {
+    if (s.done) return;
+    s.done = true;
+    this.streams.delete(s.id);
+    if (s.ws.readyState === WebSocket.OPEN) s.ws.close(1000, why);
+    else s.ws.terminate();
+  }
+
+  private closeAllStreams(why: string): void {
+    for (const s of [...this.streams.values()]) this.closeStream(s, why);
+  }
+
   // Status and shutdown -------------------------------------------------------------------------
 
   status(): RelayLinkStatus {
@@ -399,6 +513,7 @@ export class RelayTrunk {
         next_seq: this.outbox.nextSeq,
       },
       requests: { ...this.counters },
+      streams: { open: this.streams.size, opened: this.streamCounters.opened, refused: this.streamCounters.refused },
     };
   }
 
@@ -412,6 +527,7 @@ export class RelayTrunk {
       clearTimeout(this.timer);
       this.timer = null;
     }
+    this.closeAllStreams('agent shutting down');
     const client = this.client;
     this.client = null;
     this.state = 'closed';
@@ -425,6 +541,16 @@ export class RelayTrunk {
     this.outbox.persist();
     this.outbox.close();
   }
+}
+
+interface RelayedStream {
+  id: string;
+  ws: WebSocket;
+  client: MqttClient;
+  replyTo: string;
+  /** Client frames that arrived while the agent-side socket was still connecting. */
+  pending: string[];
+  done: boolean;
 }
 
 function errorEnvelope(id: string, err: ApiError): RelayResponse {
