@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
+import { parseInput } from '../agent/core/validate.js';
 import { ApiError, badRequest, forbidden, notFound, payloadTooLarge, tenantMismatch, unauthorized } from '../agent/core/errors.js';
 import { ApiKeyStore, assignableRole, ENV_KEY_ID } from '../agent/security/api-keys.js';
 import { bearerToken } from '../agent/security/credentials.js';
@@ -13,7 +14,7 @@ import type { Principal } from '../agent/security/principal.js';
 import { canGrant } from '../agent/security/rbac.js';
 import { resolveSecrets } from '../agent/security/secrets.js';
 import { createAdminApiKey } from '../api/domains/admin.js';
-import { createRelayEnrollment, queryRelayFleet, revokeRelayEnrollment } from '../api/domains/relay.js';
+import { createRelayEnrollment, getRelayHealth, listRelayFleetAgents, queryRelayFleet, revokeRelayEnrollment, streamRelayFleet } from '../api/domains/relay.js';
 import { ERROR_CODES, type ErrorCode } from '../api/errors.js';
 import { TOPIC_ID, type RelayResponse } from '../api/relay-protocol.js';
 import { API_VERSION } from '../api/versions.js';
@@ -234,21 +235,20 @@ export class Relay {
     });
     app.notFound((c) => errorJson(c, notFound()));
 
-    app.get('/v1/health', (c) =>
+    app.get(getRelayHealth.path, (c) =>
       c.json({ version: API_VERSION, ok: true, status: 'ok', node: this.node, broker: this.broker ? 'embedded' : 'external', mqtt_connected: this.trunk?.connected ?? false, agents_known: this.presence.size }),
     );
 
     app.post(createAdminApiKey.path, async (c) => {
       const p = await this.requireAdmin(c);
       if (p instanceof ApiError) throw p;
-      const parsed = createAdminApiKey.body!.safeParse(await this.jsonBody(c));
-      if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => i.message).join('; '));
+      const body = parseInput(createAdminApiKey.body, await this.jsonBody(c), 'body');
       await this.reloadKeysIfChanged();
-      const role = assignableRole(parsed.data.role);
+      const role = assignableRole(body.role);
       if (!canGrant(p.role, role)) throw forbidden(`a ${p.role} caller cannot grant the ${role} role`);
-      const tenant = parsed.data.tenant_id?.trim() || p.tenant_id;
+      const tenant = body.tenant_id?.trim() || p.tenant_id;
       if (tenant !== p.tenant_id && !Relay.isRelayAdmin(p)) throw tenantMismatch();
-      const { record, token } = this.apiKeys.create({ ...parsed.data, tenant_id: tenant });
+      const { record, token } = this.apiKeys.create({ ...body, tenant_id: tenant });
       await this.apiKeys.flush();
       this.keysMtime = fs.statSync(this.apiKeys.file).mtimeMs;
       return c.json({ version: API_VERSION, ok: true, key_id: record.key_id, token, role: record.role, label: record.label, tenant_id: record.tenant_id }, 201);
@@ -257,9 +257,7 @@ export class Relay {
     app.post(createRelayEnrollment.path, async (c) => {
       const p = await this.requireAdmin(c);
       if (p instanceof ApiError) throw p;
-      const parsed = createRelayEnrollment.body!.safeParse(await this.jsonBody(c));
-      if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => i.message).join('; '));
-      const { tenant_id, agent_id, ttl_secs } = parsed.data;
+      const { tenant_id, agent_id, ttl_secs } = parseInput(createRelayEnrollment.body, await this.jsonBody(c), 'body');
       if (tenant_id !== p.tenant_id && !Relay.isRelayAdmin(p)) throw tenantMismatch();
       const issued = await this.enrollments.issue(tenant_id, agent_id, ttl_secs ?? 86400);
       this.options.log(`enrolled agent ${agent_id} of tenant ${tenant_id} until ${issued.expires_at} (by ${p.key_id})`);
@@ -280,13 +278,13 @@ export class Relay {
       return c.json({ version: API_VERSION, ok: true, agent_id: agentId, tenant_id: tenant, revoked_at: rev.revoked_at, connections_closed: closed, enforced_by: this.broker ? 'embedded_broker' : 'external_broker_auth_plugin' });
     });
 
-    app.get('/v1/fleet/agents', async (c) => {
+    app.get(listRelayFleetAgents.path, async (c) => {
       const p = await this.requirePrincipal(c);
       if (p instanceof ApiError) throw p;
       return c.json({ version: API_VERSION, ok: true, tenant_id: p.tenant_id, agents: this.presence.list(p.tenant_id) });
     });
 
-    app.get('/v1/fleet/stream', (c) => {
+    app.get(streamRelayFleet.path, (c) => {
       // Reached only without an Upgrade header (upgrades are handled on the server's upgrade event).
       return errorJson(c, notFound());
     });
@@ -294,9 +292,7 @@ export class Relay {
     app.post(queryRelayFleet.path, async (c) => {
       const p = await this.requirePrincipal(c);
       if (p instanceof ApiError) throw p;
-      const parsed = queryRelayFleet.body!.safeParse(await this.jsonBody(c));
-      if (!parsed.success) throw badRequest(parsed.error.issues.map((i) => i.message).join('; '));
-      const { path: target, agents } = parsed.data;
+      const { path: target, agents } = parseInput(queryRelayFleet.body, await this.jsonBody(c), 'body');
       const ids = [...new Set(agents ?? this.presence.list(p.tenant_id).map((a) => a.agent_id))];
       const results = await mapBounded(ids, this.options.queryConcurrency, async (agentId) => {
         try {
@@ -376,7 +372,7 @@ export class Relay {
         broker.aedes.handle(stream, req);
       });
     }
-    if (url.pathname === '/v1/fleet/stream') {
+    if (url.pathname === streamRelayFleet.path) {
       const token = url.searchParams.get('access_token');
       const header = req.headers.authorization ?? (token ? `Bearer ${token}` : undefined);
       void this.caller(header).then((p) => {
