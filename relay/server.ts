@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
+import { parseJsonObject } from '../agent/core/json-body.js';
 import { parseInput } from '../agent/core/validate.js';
 import { ApiError, badRequest, forbidden, notFound, payloadTooLarge, tenantMismatch, unauthorized } from '../agent/core/errors.js';
 import { ApiKeyStore, assignableRole, ENV_KEY_ID } from '../agent/security/api-keys.js';
@@ -219,11 +220,8 @@ export class Relay {
   private async jsonBody(c: Context): Promise<unknown> {
     const text = await c.req.text();
     if (Buffer.byteLength(text) > this.options.maxBodyBytes) throw payloadTooLarge();
-    try {
-      return text === '' ? {} : JSON.parse(text);
-    } catch {
-      throw badRequest('body is not valid JSON');
-    }
+    // The agent's body rule (docs/wire-decisions.md D3): empty is `{}`, anything but a JSON object is 400.
+    return parseJsonObject(text);
   }
 
   private app(): Hono {
