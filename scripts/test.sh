@@ -5,9 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests drive as real peers: pseudo-terminals (socat) and an MQTT broker
-# (mosquitto). qemu-system-x86 + busybox-static enable the SocketCAN VM test; without them it is
+# (mosquitto), and pdftoppm (poppler-utils) that renders exported PDF reports. qemu-system-x86 + busybox-static enable the SocketCAN VM test; without them it is
 # reported as skipped.
-bash scripts/ensure-debian-packages.sh socat mosquitto ${SVC_TEST_DEBIAN_PACKAGES:-}
+bash scripts/ensure-debian-packages.sh socat mosquitto poppler-utils ${SVC_TEST_DEBIAN_PACKAGES:-}
 
 # npm ci also compiles the agent (the `prepare` script), which the CLI and crash tests spawn.
 npm ci --no-audit --no-fund

@@ -11,6 +11,7 @@ import { chaosModule } from '../chaos/module.js';
 import { metaModule } from '../meta/module.js';
 import { observabilityModule } from '../observability/module.js';
 import { operatorModule } from '../operator/module.js';
+import { outboundModule } from '../outbound/module.js';
 import { programsModule } from '../programs/module.js';
 import { recoveryModule } from '../recovery/module.js';
 import { rpcModule } from '../rpc/module.js';
@@ -22,6 +23,7 @@ import { telemetryModule } from '../telemetry/module.js';
  * close in reverse, so the audit chain outlives every domain that records into it.
  */
 export const MODULES: readonly DomainModule[] = [
+  outboundModule,
   telemetryModule,
   observabilityModule,
   auditModule,

@@ -17,6 +17,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { FleetService } from '../fleet/fleet-service.js';
 import type { AlertService } from '../observability/alerts.js';
 import type { OperatorService } from '../operator/operator-service.js';
+import type { OutboundHttp } from '../outbound/outbound-http.js';
 import type { PersistentRing } from '../observability/persistent-ring.js';
 import type { TraceRecord } from '../observability/traces.js';
 import type { ProjectContext } from '../project/project-context.js';
@@ -54,6 +55,8 @@ export interface Services {
   relayLink: RelayLinkPort;
   project: ProjectContext;
   bus: EventBus;
+  /** The one outbound HTTP client (TLS with the system trust store, bounded timeouts, http(s) only). */
+  outbound: OutboundHttp;
   traces: PersistentRing<TraceRecord>;
   alerts: AlertService;
   telemetry: TelemetryStore;
