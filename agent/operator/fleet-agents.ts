@@ -29,6 +29,11 @@ export class FleetAgentRegistry {
     this.file = path.join(stateDir, FLEET_AGENTS_FILE);
   }
 
+  /** The stored entries, tokens included: for code that calls the agents (drift, OTA), never for a response. */
+  stored(): StoredFleetAgent[] {
+    return this.read();
+  }
+
   private read(): StoredFleetAgent[] {
     let raw: unknown;
     try {

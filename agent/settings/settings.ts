@@ -83,6 +83,8 @@ export interface Settings {
   mesh: MeshSettings;
   /** The dial-out trunk to a relay (docs/relay.md § The agent side); off while `url` is null. */
   relay: RelayLinkSettings;
+  /** `SVC_DEPLOY_AGENTS`, else `<state dir>/deploy-agents.json`: the deploy agent registry OTA execute and drift read. */
+  deployAgentsFile: string;
   /** `SVC_OUTBOUND_CA_FILE`: PEM roots trusted by outbound HTTPS besides the system store (agent/outbound). */
   outboundCaFile: string | null;
 }
@@ -273,6 +275,7 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       enrollToken: text(env, 'SVC_RELAY_ENROLL_TOKEN')?.trim() ?? null,
       outboxFrames: integer(env, 'SVC_RELAY_OUTBOX_FRAMES', 10_000, 1, 10_000_000),
     },
+    deployAgentsFile: stateFile(env, cwd, stateDir, 'SVC_DEPLOY_AGENTS', 'deploy-agents.json'),
     outboundCaFile: (() => {
       const v = text(env, 'SVC_OUTBOUND_CA_FILE');
       return v ? path.resolve(cwd, v.trim()) : null;
