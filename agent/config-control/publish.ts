@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse, stringify } from 'smol-toml';
+import { isTable } from '../project/deep-merge.js';
+import { writeFileDurablySync } from '../state/durable-file.js';
+import type { SnapshotDevice } from './snapshot-model.js';
+
+/**
+ * Writing a published snapshot's devices back into the project's device fragments
+ * (docs/operations.md § Publishing). The candidate files are the `network_devices` fragment, then the
+ * `devices` fragment named in `[config]` of the manifest; missing files are skipped. A device is
+ * updated where it is declared (`[[devices]]`, else `[[fleet.robots]]` → `compute.devices`); a
+ * configured device declared in neither file is appended as `[[devices]]` to the first one. Each
+ * changed file is rewritten atomically (temp file, fsync, rename); a file whose values already match
+ * is left byte for byte as it was, comments included.
+ */
+
+export interface FragmentPublishResult {
+  devices_persisted: number;
+  devices_failed: string[];
+  files_written: string[];
+}
+
+/** Keys a publish overwrites in an existing declaration, when the snapshot has a value for them. */
+const UPDATED_KEYS = [
+  'logical_name',
+  'lifecycle_state',
+  'assigned_robot',
+  'trust_level',
+  'robot_id',
+  'redundant_group',
+  'failover_priority',
+  'calibration_status',
+  'health_status',
+  'calibration_expiry_ms',
+] as const;
+
+/** Keys of a newly appended `[[devices]]` table. */
+const APPENDED_KEYS = ['id', 'type', 'logical_name', 'lifecycle_state', 'assigned_robot', 'trust_level', 'robot_id', 'provider', 'capabilities'] as const;
+
+function snapshotValue(device: SnapshotDevice, key: string): unknown {
+  const d = device as unknown as Record<string, unknown>;
+  if (key === 'type') return device.device_type;
+  const v = d[key];
+  if (v === null || v === undefined) return undefined;
+  if (key === 'failover_priority') return typeof v === 'number' && Number.isFinite(v) ? Math.trunc(v) : undefined;
+  if (key === 'calibration_expiry_ms') return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+  if (key === 'capabilities') return Array.isArray(v) && v.length > 0 ? [...v] : undefined;
+  return v;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (typeof a === 'bigint') a = Number(a);
+  if (typeof b === 'bigint') b = Number(b);
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function findDeclaration(doc: Record<string, unknown>, id: string): Record<string, unknown> | null {
+  const devices = doc['devices'];
+  if (Array.isArray(devices)) {
+    for (const d of devices) if (isTable(d) && d['id'] === id) return d;
+  }
+  const fleet = doc['fleet'];
+  const robots = isTable(fleet) ? fleet['robots'] : undefined;
+  if (Array.isArray(robots)) {
+    for (const r of robots) {
+      const compute = isTable(r) ? r['compute'] : undefined;
+      const list = isTable(compute) ? compute['devices'] : undefined;
+      if (!Array.isArray(list)) continue;
+      for (const d of list) if (isTable(d) && d['id'] === id) return d;
+    }
+  }
+  return null;
+}
+
+/** The candidate fragment files of a manifest's `[config]`, absolute, existing ones only. */
+export function deviceFragmentFiles(projectRoot: string, manifest: Record<string, unknown>): string[] {
+  const config = manifest['config'];
+  if (!isTable(config)) return [];
+  const out: string[] = [];
+  for (const key of ['network_devices', 'devices']) {
+    const rel = config[key];
+    if (typeof rel !== 'string' || rel.trim() === '') continue;
+    const file = path.resolve(projectRoot, rel);
+    if (!out.includes(file) && fs.existsSync(file)) out.push(file);
+  }
+  return out;
+}
+
+export function writeDevicesToFragments(files: readonly string[], devices: readonly SnapshotDevice[]): FragmentPublishResult {
+  const result: FragmentPublishResult = { devices_persisted: 0, devices_failed: [], files_written: [] };
+  const docs = new Map<string, { doc: Record<string, unknown>; changed: boolean }>();
+  for (const file of files) {
+    try {
+      docs.set(file, { doc: parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>, changed: false });
+    } catch (err) {
+      for (const d of devices) result.devices_failed.push(`${d.id}: ${path.basename(file)}: ${(err as Error).message.split('\n')[0]}`);
+      return result;
+    }
+  }
+  const touched = new Set<string>();
+  for (const device of devices) {
+    let placed = false;
+    for (const [file, entry] of docs) {
+      const decl = findDeclaration(entry.doc, device.id);
+      if (!decl) continue;
+      for (const key of UPDATED_KEYS) {
+        const v = snapshotValue(device, key);
+        if (v !== undefined && !sameValue(decl[key], v)) {
+          decl[key] = v;
+          entry.changed = true;
+        }
+      }
+      touched.add(file);
+      placed = true;
+      break;
+    }
+    if (!placed) {
+      const first = files[0];
+      if (first === undefined) {
+        result.devices_failed.push(`${device.id}: invalid manifest: device '${device.id}' not found in any fragment`);
+        continue;
+      }
+      const entry = docs.get(first)!;
+      const table: Record<string, unknown> = {};
+      for (const key of APPENDED_KEYS) {
+        const v = snapshotValue(device, key);
+        if (v !== undefined) table[key] = v;
+      }
+      const list = Array.isArray(entry.doc['devices']) ? (entry.doc['devices'] as unknown[]) : [];
+      list.push(table);
+      entry.doc['devices'] = list;
+      entry.changed = true;
+      touched.add(first);
+    }
+    result.devices_persisted++;
+  }
+  for (const [file, entry] of docs) {
+    if (!entry.changed) continue;
+    try {
+      writeFileDurablySync(file, `${stringify(entry.doc)}\n`, 0o644);
+      result.files_written.push(file);
+    } catch (err) {
+      // Nothing of this file reached the disk: its devices are failures, not persisted.
+      for (const device of devices) {
+        if (findDeclaration(entry.doc, device.id)) {
+          result.devices_failed.push(`${device.id}: ${(err as Error).message}`);
+          result.devices_persisted--;
+        }
+      }
+    }
+  }
+  return result;
+}
