@@ -37,6 +37,9 @@ id = "Rover"
 hardware_profile = "RoverV2"
 [dependencies]
 nav-stack = "1.2.0"
+[mapping.actuators.wheels]
+device = "drive-ctl"
+emergency_stop = true
 `,
     'svc.devices.toml': `# Cameras of the orchard rover.
 [[devices]]
