@@ -12,7 +12,10 @@ import type { SnapshotDevice } from './snapshot-model.js';
  * updated where it is declared (`[[devices]]`, else `[[fleet.robots]]` → `compute.devices`); a
  * configured device declared in neither file is appended as `[[devices]]` to the first one. Each
  * changed file is rewritten atomically (temp file, fsync, rename); a file whose values already match
- * is left byte for byte as it was, comments included.
+ * is left byte for byte as it was. Edits are made on the text where the declaration is a plain
+ * `[[devices]]` table (changed key lines replaced, new ones added to the table, new devices appended),
+ * so comments and layout stay; the result is parsed back and must equal the intended document, or
+ * the file is re-serialised from that document instead.
  */
 
 export interface FragmentPublishResult {
@@ -89,10 +92,11 @@ export function deviceFragmentFiles(projectRoot: string, manifest: Record<string
 
 export function writeDevicesToFragments(files: readonly string[], devices: readonly SnapshotDevice[]): FragmentPublishResult {
   const result: FragmentPublishResult = { devices_persisted: 0, devices_failed: [], files_written: [] };
-  const docs = new Map<string, { doc: Record<string, unknown>; changed: boolean }>();
+  const docs = new Map<string, { doc: Record<string, unknown>; changed: boolean; text: string | null }>();
   for (const file of files) {
     try {
-      docs.set(file, { doc: parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>, changed: false });
+      const text = fs.readFileSync(file, 'utf8');
+      docs.set(file, { doc: parse(text) as Record<string, unknown>, changed: false, text });
     } catch (err) {
       for (const d of devices) result.devices_failed.push(`${d.id}: ${path.basename(file)}: ${(err as Error).message.split('\n')[0]}`);
       return result;
@@ -104,13 +108,16 @@ export function writeDevicesToFragments(files: readonly string[], devices: reado
     for (const [file, entry] of docs) {
       const decl = findDeclaration(entry.doc, device.id);
       if (!decl) continue;
+      const updates: Record<string, unknown> = {};
       for (const key of UPDATED_KEYS) {
         const v = snapshotValue(device, key);
         if (v !== undefined && !sameValue(decl[key], v)) {
           decl[key] = v;
+          updates[key] = v;
           entry.changed = true;
         }
       }
+      if (Object.keys(updates).length > 0 && entry.text !== null) entry.text = editDeviceTable(entry.text, device.id, updates);
       touched.add(file);
       placed = true;
       break;
@@ -130,6 +137,7 @@ export function writeDevicesToFragments(files: readonly string[], devices: reado
       const list = Array.isArray(entry.doc['devices']) ? (entry.doc['devices'] as unknown[]) : [];
       list.push(table);
       entry.doc['devices'] = list;
+      if (entry.text !== null) entry.text = `${entry.text.replace(/\n*$/, '')}\n\n[[devices]]\n${stringify(table)}\n`;
       entry.changed = true;
       touched.add(first);
     }
@@ -138,7 +146,7 @@ export function writeDevicesToFragments(files: readonly string[], devices: reado
   for (const [file, entry] of docs) {
     if (!entry.changed) continue;
     try {
-      writeFileDurablySync(file, `${stringify(entry.doc)}\n`, 0o644);
+      writeFileDurablySync(file, edited(entry.text, entry.doc) ?? `${stringify(entry.doc)}\n`, 0o644);
       result.files_written.push(file);
     } catch (err) {
       // Nothing of this file reached the disk: its devices are failures, not persisted.
@@ -151,4 +159,59 @@ export function writeDevicesToFragments(files: readonly string[], devices: reado
     }
   }
   return result;
+}
+
+const KEY_LINE = /^\s*([A-Za-z0-9_-]+)\s*=/;
+
+/** The text when it parses to exactly `doc`, else null (the caller re-serialises). */
+function edited(text: string | null, doc: Record<string, unknown>): string | null {
+  if (text === null) return null;
+  try {
+    const norm = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? Number(x) : x));
+    return norm(parse(text)) === norm(doc) ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Sets `updates` in the `[[devices]]` table whose `id` is `id`, on the text: a key line that exists is
+ * replaced, a missing one is added after the table's last key line. Null when no such plain table
+ * is found (e.g. a fleet compute device or an inline table), so the caller falls back.
+ */
+function editDeviceTable(text: string, id: string, updates: Record<string, unknown>): string | null {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i]!.trim() !== '[[devices]]') continue;
+    let end = i + 1;
+    while (end < lines.length && !/^\s*\[/.test(lines[end]!)) end++;
+    const idLine = lines.slice(i + 1, end).find((l) => KEY_LINE.exec(l)?.[1] === 'id');
+    let declared: unknown;
+    try {
+      declared = idLine ? (parse(idLine) as Record<string, unknown>)['id'] : undefined;
+    } catch {
+      declared = undefined;
+    }
+    if (declared !== id) {
+      i = end - 1;
+      continue;
+    }
+    for (const [key, value] of Object.entries(updates)) {
+      const rendered = stringify({ [key]: value }).trim();
+      let at = -1;
+      let lastKey = i;
+      for (let j = i + 1; j < end; j++) {
+        const k = KEY_LINE.exec(lines[j]!)?.[1];
+        if (k !== undefined) lastKey = j;
+        if (k === key) at = j;
+      }
+      if (at >= 0) lines[at] = rendered;
+      else {
+        lines.splice(lastKey + 1, 0, rendered);
+        end++;
+      }
+    }
+    return lines.join('\n');
+  }
+  return null;
 }

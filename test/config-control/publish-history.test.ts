@@ -48,6 +48,10 @@ describe('publish', () => {
     expect(doc.devices.find((d) => d['id'] === 'cam-1')).toMatchObject({ lifecycle_state: 'active', robot_id: 'Rover', assigned_robot: 'Rover', trust_level: 'verified', logical_name: 'front_camera' });
     expect(doc.devices.find((d) => d['id'] === 'cam-2')).toMatchObject({ trust_level: 'trusted', lifecycle_state: 'verified', type: 'camera' });
     expect(doc.devices).toHaveLength(2);
+    // Edited in place: the comment and the other lines are kept, the new keys sit in their table.
+    const text = fs.readFileSync(fragment, 'utf8');
+    expect(text.startsWith('# Cameras of the orchard rover.\n[[devices]]\nid = "cam-1"\ntype = "camera"\nrobot_id = "Rover"\n')).toBe(true);
+    expect(text).toContain('[[devices]]\nid = "cam-2"\ntype = "camera"\nlifecycle_state = "verified"\ntrust_level = "trusted"\n');
     // The device pool took the published values at once.
     expect(await device(a, 'cam-1')).toMatchObject({ lifecycle_state: 'active', trust_level: 'verified' });
     expect(await device(a, 'cam-2')).toMatchObject({ trust_level: 'trusted' });
@@ -99,9 +103,9 @@ describe('history', () => {
     // A gRPC vote is audited as a gRPC mutation and still found.
     const g = connectGrpc(a.agent.grpcAddress!);
     try {
-      const res = await g.client.ApproveConfigApproval({ approval_id: id, body_json: '{"note":"grpc"}' }, { metadata: bearer(a.keys.safety_officer) });
+      const res = await g.client['ApproveConfigApproval']!({ approval_id: id, body_json: '{"note":"grpc"}' }, { metadata: bearer(a.keys.safety_officer) });
       expect(JSON.parse(res.json)).toMatchObject({ approval: { status: 'approved' }, quorum: { met: true } });
-      const listed = JSON.parse((await g.client.ListConfigSnapshots({}, { metadata: bearer(a.keys.developer) })).json);
+      const listed = JSON.parse((await g.client['ListConfigSnapshots']!({}, { metadata: bearer(a.keys.developer) })).json);
       expect(listed.snapshots[0].id).toBe(snap);
     } finally {
       g.close();
