@@ -270,3 +270,41 @@ describe('drift scheduler', () => {
     expect(JSON.parse(fs.readFileSync(path.join(a.stateDir, 'control-center-drift-scans.json'), 'utf8')).scans.length).toBe(count);
   });
 });
+
+describe('drift access, ring and gRPC', () => {
+  it('the sensitive reads need a principal under SVC_API_REQUIRE_AUTH_READS; any role may read', async () => {
+    const a = await agent({ env: { SVC_API_REQUIRE_AUTH_READS: '1' } });
+    for (const p of ['/v1/config/snapshots', '/v1/config/approvals', '/v1/config/history', '/v1/drift/scans', '/v1/drift?baseline_id=cfg-1']) {
+      expect((await get(a, p, null)).status, p).toBe(401);
+      expect((await get(a, p, a.keys.auditor)).status, p).not.toBe(401);
+    }
+    expect((await get(a, '/v1/drift/scans', a.keys.auditor)).status).toBe(200);
+  });
+
+  it('the scan ring keeps the newest 200', async () => {
+    const stateDir = fs.mkdtempSync(path.join(fs.realpathSync('/tmp'), 'svc-drift-ring-'));
+    const old = Array.from({ length: 200 }, (_, i) => ({ id: `drift-scan-${1000 + i}`, scanned_at_ms: 1000 + i, baseline_id: 'cfg-1', passed: true, finding_count: 0, dimensions_checked: [], by_dimension: {}, triggered_alert: false, alert_deduplicated: false, source: 'api' }));
+    fs.writeFileSync(path.join(stateDir, 'control-center-drift-scans.json'), JSON.stringify({ scans: old, max_entries: 200 }));
+    const a = await agent({ stateDir });
+    await post(a, '/v1/config/snapshots', a.keys.developer, {});
+    const r = await post(a, '/v1/drift/scan', a.keys.operator, {});
+    const scans = (await get(a, '/v1/drift/scans', null)).body.scans;
+    expect(scans).toHaveLength(200);
+    expect(scans[0].id).toBe('drift-scan-1001');
+    expect(scans[199]).toEqual(r.body.scan);
+  });
+
+  it('DetectDrift over gRPC carries baseline_id and answers the REST body', async () => {
+    const { connectGrpc, bearer } = await import('../helpers/grpc-client.js');
+    const a = await agent({ grpc: true });
+    const snap = (await post(a, '/v1/config/snapshots', a.keys.developer, {})).body.snapshot.id;
+    const g = connectGrpc(a.agent.grpcAddress!);
+    try {
+      const res = await g.client['DetectDrift']!({ baseline_id: snap }, { metadata: bearer(a.keys.auditor) });
+      expect(JSON.parse(res.json)).toEqual((await get(a, `/v1/drift?baseline_id=${snap}`, null)).body);
+      await expect(g.client['DetectDrift']!({ baseline_id: '' }, { metadata: bearer(a.keys.auditor) })).rejects.toThrow(/missing baseline_id query parameter/);
+    } finally {
+      g.close();
+    }
+  });
+});
