@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { isTable } from '../project/deep-merge.js';
+import { resolveInsideProject } from '../project/project-paths.js';
 import { writeFileDurablySync } from '../state/durable-file.js';
 import type { SnapshotDevice } from './snapshot-model.js';
 
@@ -84,7 +85,13 @@ export function deviceFragmentFiles(projectRoot: string, manifest: Record<string
   for (const key of ['network_devices', 'devices']) {
     const rel = config[key];
     if (typeof rel !== 'string' || rel.trim() === '') continue;
-    const file = path.resolve(projectRoot, rel);
+    let file: string;
+    try {
+      // A snapshot file edited on disk must not steer a publish outside the project.
+      file = resolveInsideProject(projectRoot, rel);
+    } catch {
+      continue;
+    }
     if (!out.includes(file) && fs.existsSync(file)) out.push(file);
   }
   return out;
