@@ -121,6 +121,7 @@ export const detectDrift = defineSpec<Record<string, never>, z.infer<typeof drif
   access: { kind: 'sensitive-read' },
   rpc: { name: 'DetectDrift', request: 'DriftRequest' },
   cli: ['drift', 'detect'],
+  cliArgs: ['baseline_id'],
   query: driftQuery,
 });
 
@@ -142,6 +143,7 @@ export const runDriftScan = defineSpec<z.infer<typeof scanBody>>({
   path: '/v1/drift/scan',
   access: { kind: 'action', action: 'Operate' },
   cli: ['drift', 'scan'],
+  cliArgs: ['baseline_id'],
   body: scanBody,
 });
 
