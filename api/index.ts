@@ -4,6 +4,7 @@ import { auditSpecs } from './domains/audit.js';
 import { autonomySpecs } from './domains/autonomy.js';
 import { authSpecs } from './domains/auth.js';
 import { chaosSpecs } from './domains/chaos.js';
+import { configControlSpecs } from './domains/config-control.js';
 import { decisionSpecs } from './domains/decisions.js';
 import { deviceSpecs } from './domains/devices.js';
 import { entitySpecs } from './domains/entities.js';
@@ -50,4 +51,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...chaosSpecs,
   ...decisionSpecs,
   ...autonomySpecs,
+  ...configControlSpecs,
 ];

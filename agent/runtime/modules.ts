@@ -8,6 +8,8 @@ import { fleetModule } from '../fleet/module.js';
 import { incidentsModule } from '../incidents/module.js';
 import { meshModule } from '../mesh/module.js';
 import { chaosModule } from '../chaos/module.js';
+import { configControlModule } from '../config-control/module.js';
+import { driftModule } from '../drift/module.js';
 import { metaModule } from '../meta/module.js';
 import { observabilityModule } from '../observability/module.js';
 import { operatorModule } from '../operator/module.js';
@@ -39,6 +41,8 @@ export const MODULES: readonly DomainModule[] = [
   chaosModule,
   decisionsModule,
   autonomyModule,
+  configControlModule,
+  driftModule,
   metaModule,
   rpcModule,
 ];

@@ -13,6 +13,8 @@ import type { EntityService } from '../entities/entity-service.js';
 import type { IncidentService } from '../incidents/incidents.js';
 import type { MeshService } from '../mesh/mesh-service.js';
 import type { ChaosService } from '../chaos/chaos-service.js';
+import type { ConfigControlService } from '../config-control/config-control-service.js';
+import type { DriftService } from '../drift/drift-service.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { FleetService } from '../fleet/fleet-service.js';
 import type { AlertService } from '../observability/alerts.js';
@@ -94,6 +96,10 @@ export interface Services {
   decisions: DecisionService;
   /** Resilient autonomy: reflexes and their traces, homeostasis, immunity, attention, fusion, memory, maintenance windows. */
   autonomy: AutonomyService;
+  /** Configuration snapshots, approvals, publish and history (docs/operations.md). */
+  configControl: Lazy<ConfigControlService>;
+  /** Operational drift reports, scans and the drift scheduler (docs/operations.md § Drift). */
+  drift: Lazy<DriftService>;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

@@ -87,6 +87,30 @@ export interface Settings {
   deployAgentsFile: string;
   /** `SVC_OUTBOUND_CA_FILE`: PEM roots trusted by outbound HTTPS besides the system store (agent/outbound). */
   outboundCaFile: string | null;
+  /** Configuration snapshots and approvals (docs/operations.md § Configuration snapshots and approvals). */
+  configControl: ConfigControlSettings;
+  /** The drift scheduler (docs/operations.md § Drift). */
+  drift: DriftSettings;
+}
+
+export interface ConfigControlSettings {
+  /** `SVC_CONFIG_SNAPSHOTS_DIR`, else `<state dir>/config-snapshots`. */
+  snapshotsDir: string;
+  /** `SVC_CONFIG_SNAPSHOT_ENCRYPT` (`1`/`true`/`yes`): encrypt when a request does not say. */
+  encryptByDefault: boolean;
+  /** `SVC_CONFIG_SNAPSHOT_KEY`: key material; the AES-256 key is its SHA-256. Null when unset or blank. */
+  snapshotKey: string | null;
+  /** `SVC_CONFIG_APPROVALS_REQUIRED` when a whole number > 0, else null (a quorum of 1). */
+  approvalsRequired: number | null;
+  /** `<state dir>/config-approvals.json`. */
+  approvalsFile: string;
+}
+
+export interface DriftSettings {
+  /** `SVC_DRIFT_SCAN_INTERVAL_SECS`: 0 (default) leaves the scheduler off. */
+  scanIntervalSecs: number;
+  /** `SVC_DRIFT_SCAN_BASELINE_ID`: the baseline of scans that name none; null = the newest snapshot. */
+  scanBaselineId: string | null;
 }
 
 /** `svc serve --relay URL --enroll-token TOKEN` or their variables (docs/configuration.md § Relay). */
@@ -280,5 +304,20 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       const v = text(env, 'SVC_OUTBOUND_CA_FILE');
       return v ? path.resolve(cwd, v.trim()) : null;
     })(),
+    configControl: {
+      snapshotsDir: stateFile(env, cwd, stateDir, 'SVC_CONFIG_SNAPSHOTS_DIR', 'config-snapshots'),
+      encryptByDefault: ['1', 'true', 'yes'].includes((env['SVC_CONFIG_SNAPSHOT_ENCRYPT'] ?? '').trim().toLowerCase()),
+      snapshotKey: text(env, 'SVC_CONFIG_SNAPSHOT_KEY'),
+      // Lenient on purpose (reference rule): a value that is not a whole number > 0 means the default quorum.
+      approvalsRequired: (() => {
+        const v = text(env, 'SVC_CONFIG_APPROVALS_REQUIRED')?.trim() ?? '';
+        return /^\d+$/.test(v) && Number(v) > 0 ? Math.min(Number(v), 100) : null;
+      })(),
+      approvalsFile: path.join(stateDir, 'config-approvals.json'),
+    },
+    drift: {
+      scanIntervalSecs: integer(env, 'SVC_DRIFT_SCAN_INTERVAL_SECS', 0, 0, 366 * 86400),
+      scanBaselineId: text(env, 'SVC_DRIFT_SCAN_BASELINE_ID')?.trim() ?? null,
+    },
   };
 }

@@ -111,7 +111,17 @@ const FIXTURES: Record<string, Fixture> = {
   OperatorMissionCancel: { fields: { body_json: JSON.stringify({ mission_id: 'Patrol' }) } },
   OperatorMissionApprove: { fields: { body_json: JSON.stringify({ mission_id: 'NightRound', approved: true, note: 'parity' }) } },
   OperatorQuarantine: { fields: { body_json: JSON.stringify({ device_id: 'sentinel-air-probe', reason: 'parity' }) } },
+  // Configuration approvals on a snapshot of the demo: the requester's own vote on a two-approver
+  // request is refused (400 ↔ INVALID_ARGUMENT); the requester may reject it (200).
+  ApproveConfigApproval: { prepare: (a) => configApproval(a) },
+  RejectConfigApproval: { prepare: (a) => configApproval(a) },
 };
+
+async function configApproval(a: RunningAgent): Promise<Fields> {
+  const snapshot = (await restJson(a, 'POST', '/v1/config/snapshots', { label: 'parity' })).body.snapshot.id as string;
+  const approval = (await restJson(a, 'POST', '/v1/config/approvals', { snapshot_id: snapshot, required_approvals: 2 })).body.approval.id as string;
+  return { approval_id: approval, body_json: JSON.stringify({ note: 'parity' }) };
+}
 
 /**
  * Operations whose JSON is compared only in part, with the reason. Nothing is skipped outright.

@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse } from 'smol-toml';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bearer, connectGrpc } from '../helpers/grpc-client.js';
+import { configAgent, get, post, type ConfigAgent } from './fixture.js';
+
+/**
+ * Publishing an approved snapshot (docs/operations.md § Publishing) and the configuration history
+ * read from the snapshot directory and the mutation audit log (§ History).
+ */
+
+let running: ConfigAgent[] = [];
+afterEach(async () => {
+  await Promise.all(running.map((a) => a.close()));
+  running = [];
+});
+async function agent(...args: Parameters<typeof configAgent>) {
+  const a = await configAgent(...args);
+  running.push(a);
+  return a;
+}
+
+const device = async (a: ConfigAgent, id: string) => ((await get(a, '/v1/devices')).body.devices as Array<Record<string, unknown>>).find((d) => d.id === id)!;
+
+describe('publish', () => {
+  it('the quorum vote writes the snapshot devices into the fragment, reloads the configuration, and GET /v1/devices shows it (also after a restart)', async () => {
+    const a = await agent();
+    // The state to freeze: cam-2 vouched for, cam-1 in service.
+    expect((await post(a, '/v1/devices/cam-2/trust', a.keys.supervisor, {})).status).toBe(200);
+    expect(await device(a, 'cam-1')).toMatchObject({ lifecycle_state: 'active' });
+    const snap = (await post(a, '/v1/config/snapshots', a.keys.developer, { label: 'good' })).body.snapshot.id;
+
+    // Then cam-1 is taken out of service.
+    expect((await post(a, '/v1/devices/cam-1/quarantine', a.keys.supervisor, { reason: 'lens check', override: true })).status).toBe(200);
+    expect(await device(a, 'cam-1')).toMatchObject({ lifecycle_state: 'quarantined' });
+
+    const fragment = path.join(a.project.root, 'svc.devices.toml');
+    const before = fs.readFileSync(fragment, 'utf8');
+    const id = (await post(a, '/v1/config/approvals', a.keys.developer, { snapshot_id: snap })).body.approval.id;
+    expect(fs.readFileSync(fragment, 'utf8')).toBe(before);
+    const r = await post(a, `/v1/config/approvals/${id}/approve`, a.keys.supervisor, { note: 'restore' });
+    expect(r.status).toBe(200);
+    expect(r.body.publish).toEqual({ snapshot_id: snap, devices_persisted: 2, devices_failed: [], reloaded_from_disk: true });
+
+    // The fragment now states the published decisions.
+    const doc = parse(fs.readFileSync(fragment, 'utf8')) as { devices: Array<Record<string, unknown>> };
+    expect(doc.devices.find((d) => d['id'] === 'cam-1')).toMatchObject({ lifecycle_state: 'active', robot_id: 'Rover', assigned_robot: 'Rover', trust_level: 'verified', logical_name: 'front_camera' });
+    expect(doc.devices.find((d) => d['id'] === 'cam-2')).toMatchObject({ trust_level: 'trusted', lifecycle_state: 'verified', type: 'camera' });
+    expect(doc.devices).toHaveLength(2);
+    // Edited in place: the comment and the other lines are kept, the new keys sit in their table.
+    const text = fs.readFileSync(fragment, 'utf8');
+    expect(text.startsWith('# Cameras of the orchard rover.\n[[devices]]\nid = "cam-1"\ntype = "camera"\nrobot_id = "Rover"\n')).toBe(true);
+    expect(text).toContain('[[devices]]\nid = "cam-2"\ntype = "camera"\nlifecycle_state = "verified"\ntrust_level = "trusted"\n');
+    // The device pool took the published values at once.
+    expect(await device(a, 'cam-1')).toMatchObject({ lifecycle_state: 'active', trust_level: 'verified' });
+    expect(await device(a, 'cam-2')).toMatchObject({ trust_level: 'trusted' });
+
+    await a.close();
+    running = running.filter((x) => x !== a);
+    const b = await agent({ stateDir: a.stateDir, keys: a.keys, project: a.project });
+    expect(await device(b, 'cam-1')).toMatchObject({ lifecycle_state: 'active', trust_level: 'verified' });
+    expect(await device(b, 'cam-2')).toMatchObject({ trust_level: 'trusted' });
+  });
+
+  it('a device no fragment declares is appended as [[devices]]; without device fragments nothing is persisted and the configuration is replaced in memory', async () => {
+    const a = await agent();
+    const snap = (await post(a, '/v1/config/snapshots', a.keys.developer, {})).body.snapshot.id;
+    const fragment = path.join(a.project.root, 'svc.devices.toml');
+    // An operator removed cam-2 from the file since the snapshot.
+    fs.writeFileSync(fragment, fs.readFileSync(fragment, 'utf8').replace(/\[\[devices\]\]\nid = "cam-2"\ntype = "camera"\n/, ''));
+    expect(fs.readFileSync(fragment, 'utf8')).not.toContain('cam-2');
+    const id = (await post(a, '/v1/config/approvals', a.keys.developer, { snapshot_id: snap })).body.approval.id;
+    const r = await post(a, `/v1/config/approvals/${id}/approve`, a.keys.supervisor, {});
+    expect(r.body.publish).toMatchObject({ devices_persisted: 2, devices_failed: [], reloaded_from_disk: true });
+    const doc = parse(fs.readFileSync(fragment, 'utf8')) as { devices: Array<Record<string, unknown>> };
+    expect(doc.devices.find((d) => d['id'] === 'cam-2')).toEqual({ id: 'cam-2', type: 'camera', lifecycle_state: 'verified' });
+
+    // The device fragment disappears from disk: no file to write, the snapshot replaces the live configuration in memory.
+    const snap2 = (await post(a, '/v1/config/snapshots', a.keys.developer, {})).body.snapshot.id;
+    fs.renameSync(fragment, `${fragment}.bak`);
+    const id2 = (await post(a, '/v1/config/approvals', a.keys.developer, { snapshot_id: snap2 })).body.approval.id;
+    const r2 = await post(a, `/v1/config/approvals/${id2}/approve`, a.keys.supervisor, {});
+    expect(r2.body.publish).toEqual({
+      snapshot_id: snap2,
+      devices_persisted: 0,
+      devices_failed: ["cam-1: invalid manifest: device 'cam-1' not found in any fragment", "cam-2: invalid manifest: device 'cam-2' not found in any fragment"],
+      reloaded_from_disk: false,
+    });
+    expect(fs.existsSync(fragment)).toBe(false);
+  });
+});
+
+describe('history', () => {
+  it('selects configuration mutations by path and RPC, gives votes their snapshot id, and skips a bad line only', async () => {
+    const a = await agent({ grpc: true });
+    const snap = (await post(a, '/v1/config/snapshots', a.keys.developer, {})).body.snapshot.id;
+    const id = (await post(a, '/v1/config/approvals', a.keys.developer, { snapshot_id: snap, required_approvals: 2 })).body.approval.id;
+    expect((await post(a, `/v1/config/approvals/${id}/approve`, a.keys.supervisor, {})).status).toBe(200);
+    // Not configuration: a device trust and an operator key creation are in the same log.
+    expect((await post(a, '/v1/devices/cam-2/trust', a.keys.supervisor, {})).status).toBe(200);
+
+    // A gRPC vote is audited as a gRPC mutation and still found.
+    const g = connectGrpc(a.agent.grpcAddress!);
+    try {
+      const res = await g.client['ApproveConfigApproval']!({ approval_id: id, body_json: '{"note":"grpc"}' }, { metadata: bearer(a.keys.safety_officer) });
+      expect(JSON.parse(res.json)).toMatchObject({ approval: { status: 'approved' }, quorum: { met: true } });
+      const listed = JSON.parse((await g.client['ListConfigSnapshots']!({}, { metadata: bearer(a.keys.developer) })).json);
+      expect(listed.snapshots[0].id).toBe(snap);
+    } finally {
+      g.close();
+    }
+
+    // A torn line in the log costs that line only.
+    fs.appendFileSync(path.join(a.stateDir, 'control-center-mutations.jsonl'), '{"id":"audit-x", "payl\n');
+
+    const h = (await get(a, '/v1/config/history', null)).body.history as Array<Record<string, unknown>>;
+    expect(h.find((e) => e['action'] === 'snapshot')).toEqual({ id: `snapshot-${snap}`, timestamp: expect.any(Number), action: 'snapshot', snapshot_id: snap });
+    const audit = h.filter((e) => e['action'] !== 'snapshot');
+    expect(audit.map((e) => e['action'])).toEqual(['mutation', 'POST', 'POST', 'POST']);
+    expect(audit[0]).toMatchObject({ snapshot_id: snap, actor: a.keyIds.safety_officer, id: expect.stringMatching(/^audit-/) });
+    expect(audit[1]).toMatchObject({ snapshot_id: snap, actor: a.keyIds.supervisor });
+    expect(audit[2]).not.toHaveProperty('snapshot_id');
+    expect(audit[2]).toMatchObject({ actor: a.keyIds.developer });
+    expect(JSON.stringify(h)).not.toContain('trust');
+  });
+});
