@@ -15,6 +15,7 @@ import { operatorSpecs } from './domains/operator.js';
 import { programSpecs } from './domains/programs.js';
 import { recoverySpecs } from './domains/recovery.js';
 import { relayLinkSpecs } from './domains/relay-link.js';
+import { reportSpecs } from './domains/reports.js';
 import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
 import type { OperationSpec } from './spec.js';
@@ -50,4 +51,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...chaosSpecs,
   ...decisionSpecs,
   ...autonomySpecs,
+  ...reportSpecs,
 ];

@@ -23,6 +23,7 @@ import type { TraceRecord } from '../observability/traces.js';
 import type { ProjectContext } from '../project/project-context.js';
 import type { ProgramService } from '../programs/program-service.js';
 import type { RecoveryService } from '../recovery/recovery-service.js';
+import type { ReportsService } from '../reports/reports-service.js';
 import type { Credentials } from '../security/credentials.js';
 import type { OidcService } from '../security/oidc/oidc-service.js';
 import type { UserDirectory } from '../security/users.js';
@@ -94,6 +95,8 @@ export interface Services {
   decisions: DecisionService;
   /** Resilient autonomy: reflexes and their traces, homeostasis, immunity, attention, fusion, memory, maintenance windows. */
   autonomy: AutonomyService;
+  /** Executive reporting: scorecard, digital thread, report exports and scheduled deliveries (`/v1/reports/*`). */
+  reports: Lazy<ReportsService>;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

@@ -87,6 +87,8 @@ export interface Settings {
   deployAgentsFile: string;
   /** `SVC_OUTBOUND_CA_FILE`: PEM roots trusted by outbound HTTPS besides the system store (agent/outbound). */
   outboundCaFile: string | null;
+  /** `SVC_REPORT_SCHEDULE_INTERVAL_SECS` (default 0 = off): how often the report delivery scheduler looks for due schedules. */
+  reportScheduleIntervalSecs: number;
 }
 
 /** `svc serve --relay URL --enroll-token TOKEN` or their variables (docs/configuration.md § Relay). */
@@ -280,5 +282,6 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       const v = text(env, 'SVC_OUTBOUND_CA_FILE');
       return v ? path.resolve(cwd, v.trim()) : null;
     })(),
+    reportScheduleIntervalSecs: integer(env, 'SVC_REPORT_SCHEDULE_INTERVAL_SECS', 0, 0, 366 * 86400),
   };
 }
