@@ -224,14 +224,19 @@ export function digitalThread(inputs: ThreadInputs): DigitalThread {
   const graph = buildGraph(program, config, trace.capability_rows);
   const ci = (a: string | null, b: string | null): boolean => a !== null && b !== null && a.toLowerCase() === b.toLowerCase();
 
-  // 2. Device links.
+  // 2. Device links. A capability is related to a device when one of its trace row's hardware parts
+  // is the device type, or the row's robot (required_by or provided_by) is the device's robot.
   const deviceLinks: DeviceLink[] = inputs.devices.map((d) => ({
     device_id: d.id,
     device_type: d.device_type,
     assigned_robot: d.assigned_robot,
     lifecycle_state: d.lifecycle_state,
     related_capabilities: [
-      ...new Set(trace.capability_rows.filter((r) => r.capability && (ci(r.hardware, d.device_type) || ci(r.required_by, d.assigned_robot))).map((r) => r.capability)),
+      ...new Set(
+        trace.capability_rows
+          .filter((r) => r.capability && (splitPlus(r.hardware).some((h) => ci(h, d.device_type)) || ci(r.required_by, d.assigned_robot) || ci(r.provided_by, d.assigned_robot)))
+          .map((r) => r.capability),
+      ),
     ],
   }));
   const deviceNodeId = (id: string): string => `device:${id}`;
@@ -301,7 +306,8 @@ export function digitalThread(inputs: ThreadInputs): DigitalThread {
       for (const r of trace.capability_rows) {
         if (!ci(r.capability, query.capability)) continue;
         for (const h of splitPlus(r.hardware)) seeds.add(`hardware:${h}`.toLowerCase());
-        if (r.required_by) seeds.add(`robot:${r.required_by}`.toLowerCase());
+        // Our trace rows name the robot that provides the capability in provided_by (required_by may be `program`).
+        for (const robot of [r.required_by, r.provided_by]) if (robot) seeds.add(`robot:${robot}`.toLowerCase());
       }
     }
     if (knownDevice) {

@@ -21,6 +21,7 @@ export function fleetProgram(robots: number): string {
     '}',
     'kill_switch FleetStop { priority: critical; remote_signed; action { emergency_stop; } }',
     'health_check FleetVitals for fleet Scouts { check battery.level >= 30%; }',
+    'requires_capability gps_navigation { any_of sensors [GPS, GNSS]; any_of actuators [DifferentialDrive]; }',
     'recovery_policy HomeRecovery { on gps.lost { reduce_speed 0.3 m/s; } on battery.low { return_home; } }',
   ];
   for (let i = 1; i <= robots; i++) {
