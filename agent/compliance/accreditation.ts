@@ -22,7 +22,7 @@ export interface AccreditationReport {
   accreditation_status: 'template_only';
   template_notice: string;
   audit_export_id: string;
-  /** RFC 3339 (UTC). */
+  /** RFC 3339 (UTC) by default; `unix-<epoch seconds>` with `generatedAt: 'unix'`. */
   generated_at: string;
   generated_at_ms: number;
   passed: boolean;
@@ -43,7 +43,16 @@ const REQUIRED_ROWS: ReadonlyArray<{ id: string; label: string; requirement: Com
   { id: 'secure_comm', label: 'Secure communication', requirement: 'requires_secure_comm', applies: (p) => p.requiresSecureComm },
 ];
 
-export function accreditationReport(program: Program, profile: ComplianceProfile, label: string, nowMs: number): AccreditationReport {
+export interface AccreditationOptions {
+  /**
+   * How `generated_at` is written: `rfc3339` (the report export, docs/operations.md § Reports) or
+   * the earlier `unix-<epoch seconds>` string a compliance route may keep for its clients.
+   * `generated_at_ms` is always present.
+   */
+  generatedAt?: 'rfc3339' | 'unix';
+}
+
+export function accreditationReport(program: Program, profile: ComplianceProfile, label: string, nowMs: number, options: AccreditationOptions = {}): AccreditationReport {
   const facts = complianceFacts(program);
   const evaluation = evaluateCompliance(program, profile, label, facts);
   const violated = new Set(evaluation.violations.map((v) => v.requirement));
@@ -73,7 +82,7 @@ export function accreditationReport(program: Program, profile: ComplianceProfile
     accreditation_status: 'template_only',
     template_notice: TEMPLATE_NOTICE,
     audit_export_id: auditExportId(profile.name, label, evaluation.passed, evaluation.violations.length),
-    generated_at: new Date(nowMs).toISOString(),
+    generated_at: options.generatedAt === 'unix' ? `unix-${Math.floor(nowMs / 1000)}` : new Date(nowMs).toISOString(),
     generated_at_ms: nowMs,
     passed: evaluation.passed,
     evidence_checklist: checklist,

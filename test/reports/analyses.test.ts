@@ -48,6 +48,7 @@ describe('compliance profiles and evaluation', () => {
     const p = program(SECURE);
     const report = accreditationReport(p, findComplianceProfile('defense')!, 'unit.sd', Date.UTC(2026, 0, 2, 3, 4, 5));
     expect(report.generated_at).toBe('2026-01-02T03:04:05.000Z');
+    expect(accreditationReport(p, findComplianceProfile('defense')!, 'unit.sd', 1_700_000_000_500, { generatedAt: 'unix' }).generated_at).toBe('unix-1700000000');
     expect(report.evidence_checklist.map((e) => e.id)).toEqual(['kill_switch', 'readiness', 'health_checks', 'assurance_case', 'secure_comm', 'tamper_policy', 'secure_boot', 'template_notice']);
     const row = (id: string) => report.evidence_checklist.find((e) => e.id === id)!;
     expect(row('tamper_policy')).toMatchObject({ status: 'ok', detail: '2 tamper_policy branches' });
