@@ -98,7 +98,14 @@ export async function reportPdf(r: ExecutiveReport): Promise<Buffer> {
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on('data', (c: Buffer) => chunks.push(c));
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    // pdfkit ends with `%%EOF\n`; the file ends at the marker itself (an EOL after it is optional),
+    // so strict `endsWith('%%EOF')` checks of clients hold.
+    doc.on('end', () => {
+      const pdf = Buffer.concat(chunks);
+      let end = pdf.length;
+      while (end > 0 && (pdf[end - 1] === 0x0a || pdf[end - 1] === 0x0d)) end--;
+      resolve(pdf.subarray(0, end));
+    });
     doc.on('error', reject);
   });
 
