@@ -16,6 +16,7 @@ import { operatorSpecs } from './domains/operator.js';
 import { programSpecs } from './domains/programs.js';
 import { recoverySpecs } from './domains/recovery.js';
 import { relayLinkSpecs } from './domains/relay-link.js';
+import { reportSpecs } from './domains/reports.js';
 import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
 import type { OperationSpec } from './spec.js';
@@ -52,4 +53,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...decisionSpecs,
   ...autonomySpecs,
   ...configControlSpecs,
+  ...reportSpecs,
 ];

@@ -13,7 +13,9 @@ await build({
   platform: 'node',
   target: 'node20',
   outExtension: { '.js': '.mjs' },
-  external: ['serialport', '@serialport/*', 'socketcan', 'bufferutil', 'utf-8-validate'],
+  // pdfkit loads its standard fonts through its package.json "imports" map at run time, which only
+  // resolves from its own package directory (agent/reports/report-pdf.ts).
+  external: ['serialport', '@serialport/*', 'socketcan', 'bufferutil', 'utf-8-validate', 'pdfkit'],
   // CommonJS dependencies call require(); give the ESM bundle one.
   banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
   sourcemap: 'linked',

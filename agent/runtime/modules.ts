@@ -16,6 +16,7 @@ import { operatorModule } from '../operator/module.js';
 import { outboundModule } from '../outbound/module.js';
 import { programsModule } from '../programs/module.js';
 import { recoveryModule } from '../recovery/module.js';
+import { reportsModule } from '../reports/module.js';
 import { rpcModule } from '../rpc/module.js';
 import { securityModule } from '../security/module.js';
 import { telemetryModule } from '../telemetry/module.js';
@@ -43,6 +44,7 @@ export const MODULES: readonly DomainModule[] = [
   autonomyModule,
   configControlModule,
   driftModule,
+  reportsModule,
   metaModule,
   rpcModule,
 ];

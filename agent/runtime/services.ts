@@ -25,6 +25,7 @@ import type { TraceRecord } from '../observability/traces.js';
 import type { ProjectContext } from '../project/project-context.js';
 import type { ProgramService } from '../programs/program-service.js';
 import type { RecoveryService } from '../recovery/recovery-service.js';
+import type { ReportsService } from '../reports/reports-service.js';
 import type { Credentials } from '../security/credentials.js';
 import type { OidcService } from '../security/oidc/oidc-service.js';
 import type { UserDirectory } from '../security/users.js';
@@ -100,6 +101,8 @@ export interface Services {
   configControl: Lazy<ConfigControlService>;
   /** Operational drift reports, scans and the drift scheduler (docs/operations.md § Drift). */
   drift: Lazy<DriftService>;
+  /** Executive reporting: scorecard, digital thread, report exports and scheduled deliveries (`/v1/reports/*`). */
+  reports: Lazy<ReportsService>;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

@@ -91,6 +91,8 @@ export interface Settings {
   configControl: ConfigControlSettings;
   /** The drift scheduler (docs/operations.md § Drift). */
   drift: DriftSettings;
+  /** `SVC_REPORT_SCHEDULE_INTERVAL_SECS` (default 0 = off): how often the report delivery scheduler looks for due schedules. */
+  reportScheduleIntervalSecs: number;
 }
 
 export interface ConfigControlSettings {
@@ -319,5 +321,6 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       scanIntervalSecs: integer(env, 'SVC_DRIFT_SCAN_INTERVAL_SECS', 0, 0, 366 * 86400),
       scanBaselineId: text(env, 'SVC_DRIFT_SCAN_BASELINE_ID')?.trim() ?? null,
     },
+    reportScheduleIntervalSecs: integer(env, 'SVC_REPORT_SCHEDULE_INTERVAL_SECS', 0, 0, 366 * 86400),
   };
 }
