@@ -70,6 +70,8 @@ export class Receiver {
   private server: http.Server;
   script: number[] = [200];
   reply: (r: Received) => unknown = () => ({ ok: true });
+  /** Milliseconds to wait before answering. */
+  delayMs = 0;
   url = '';
 
   constructor() {
@@ -87,8 +89,10 @@ export class Receiver {
         const r: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, json };
         this.received.push(r);
         const status = this.script[Math.min(this.received.length - 1, this.script.length - 1)]!;
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(this.reply(r)));
+        setTimeout(() => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(this.reply(r)));
+        }, this.delayMs);
       });
     });
   }
@@ -100,6 +104,7 @@ export class Receiver {
   }
 
   close(): Promise<void> {
+    this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
@@ -114,10 +119,16 @@ export interface Mail {
 export class SmtpSink {
   readonly mails: Mail[] = [];
   port = 0;
+  /** Answer every RCPT TO with 550. */
+  refuseRecipients = false;
   private server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo: (_address, _session, callback) => {
+      if (this.refuseRecipients) callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
+      else callback();
+    },
     onData: (stream, session, callback) => {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
