@@ -107,14 +107,14 @@ const SECRET_PATH_HOSTS = [/(^|\.)hooks\.slack\.com$/i, /(^|\.)webhook\.office\.
  * the URL is where alerts go, and an operator must be able to see that. A URL with nothing to mask
  * is returned exactly as configured.
  */
-export function redactUrl(raw: string): string {
+export function redactUrl(raw: string, options: { secretPath?: boolean } = {}): string {
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
     return '***';
   }
-  const secretPath = SECRET_PATH_HOSTS.some((re) => re.test(u.hostname)) && u.pathname.length > 1;
+  const secretPath = (options.secretPath === true || SECRET_PATH_HOSTS.some((re) => re.test(u.hostname))) && u.pathname.length > 1;
   if (!u.username && !u.password && !u.search && !u.hash && !secretPath) return raw;
   const query = [...u.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=***`).join('&');
   const path = secretPath ? `/${u.pathname.split('/').filter(Boolean)[0] ?? ''}/***` : u.pathname;
@@ -125,7 +125,8 @@ export function redactUrl(raw: string): string {
 export function channelLabel(channel: DeliveryTarget): string {
   if (channel === 'log') return 'log';
   if ('webhook' in channel) return `webhook:${redactUrl(channel.webhook.url)}`;
-  if ('slack_webhook' in channel) return `webhook:${redactUrl(channel.slack_webhook.url)}`;
+  // The wizard's webhook is write-only whatever its host: its path is always masked.
+  if ('slack_webhook' in channel) return `webhook:${redactUrl(channel.slack_webhook.url, { secretPath: true })}`;
   if ('email' in channel) return `email:${channel.email.to}`;
   if ('pager_duty' in channel) return `pagerduty:${redactUrl(channel.pager_duty.url)}`;
   return `teams:${redactUrl(channel.teams.url)}`;
@@ -141,6 +142,13 @@ export function channelView(channel: AlertChannel): unknown {
 }
 
 /** The target URL of an HTTP channel, null for log and e-mail. */
+/** A target's URL as reads may show it. */
+export function shownUrl(channel: DeliveryTarget): string | null {
+  const url = targetUrl(channel);
+  if (url === null) return null;
+  return redactUrl(url, { secretPath: typeof channel === 'object' && 'slack_webhook' in channel });
+}
+
 export function targetUrl(channel: DeliveryTarget): string | null {
   if (channel === 'log') return null;
   if ('webhook' in channel) return channel.webhook.url;

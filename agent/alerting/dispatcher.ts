@@ -2,7 +2,7 @@ import type { Alert, AlertDispatcher } from '../observability/alerts.js';
 import { alertLogLine } from '../observability/alerts.js';
 import type { OutboundHttp } from '../outbound/outbound-http.js';
 import type { AlertingSettings } from '../settings/settings.js';
-import { channelLabel, redactUrl, targetUrl, type DeliveryTarget } from './channels.js';
+import { channelLabel, shownUrl, targetUrl, type DeliveryTarget } from './channels.js';
 import type { DeliveryLog } from './delivery-log.js';
 import { sendMail } from './email.js';
 import { alertJson, alertMail, pagerDutyEvent, slackText, teamsCard } from './payloads.js';
@@ -135,7 +135,7 @@ export class ChannelDispatcher implements AlertDispatcher {
   /** Error texts of the HTTP client name the URL: show it redacted, like every other read. */
   private redact(text: string, target: DeliveryTarget): string {
     const url = targetUrl(target);
-    return url ? text.split(url).join(redactUrl(url)) : text;
+    return url ? text.split(url).join(shownUrl(target)!) : text;
   }
 
   private sleep(ms: number): Promise<void> {

@@ -75,7 +75,10 @@ describe('Slack wizard', () => {
     const log = await settledDeliveries(a, alert.id);
     expect(slack.received.map((x) => x.json)).toEqual([{ text: '[Svc] Info Custom — to slack (control-center)' }]);
     expect(slack.received[0]!.path).toBe('/services/T9/B9/WEBHOOKSECRET');
-    expect(log.delivered_via).toContain(`webhook:${hookUrl}`);
+    // The stored webhook is write-only whatever its host: delivered_via and the delivery log mask its path.
+    expect(log.delivered_via).toContain(`webhook:${slack.url}/services/***`);
+    expect((await a.get('/v1/alerts')).text).not.toContain('WEBHOOKSECRET');
+    expect((await a.get(`/v1/alerts/${alert.id}/deliveries`)).text).not.toContain('WEBHOOKSECRET');
   });
 
   it('OAuth: random single-use state, code exchanged with (fake) Slack, team and webhook stored; a replayed callback is refused', async () => {
@@ -137,6 +140,7 @@ describe('Slack wizard', () => {
     const alert = (await a.send('POST', '/v1/alerts/test', KEYS.operator, { message: 'hello slack' })).body.alert;
     await settledDeliveries(a, alert.id);
     expect(hooks.received.map((x) => x.json)).toEqual([{ text: '[Svc] Info Custom — hello slack (control-center)' }]);
+    expect((await a.get('/v1/alerts')).text).not.toContain('FROMOAUTH');
   });
 
   it('Slack refusing the code, Slack unreachable, a missing client secret', async () => {
