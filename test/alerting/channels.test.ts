@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { bearer, callUnary, connectGrpc } from '../helpers/grpc-client.js';
 import { alertAgent, KEY_IDS, KEYS, type AlertAgent } from './fixture.js';
 
 /** Admin alert channels and the integrations summary (docs/operations.md § Alerting; digest §9.1–§9.4, F21, F22). */
@@ -146,6 +147,30 @@ describe('GET/PUT /v1/admin/alert-channels', () => {
     expect(refused).toMatchObject({ status: 400, body: { error: 'at least one channel required (use log for local-only)', code: 'bad_request' } });
     expect((await rpc('UpdateAlertChannels', { body_json: '{"channels":["log"]}' }, KEYS.operator)).status).toBe(403);
     expect((await rpc('GetAlertChannels', {}, null)).status).toBe(401);
+  });
+
+  it('gRPC GetAlertChannels / UpdateAlertChannels / GetAdminIntegrations: same rules, and the update is audited', async () => {
+    const a = await agent({}, undefined, { grpc: true });
+    const g = connectGrpc(a.agent.grpcAddress!);
+    try {
+      const update = await callUnary(g.client, 'UpdateAlertChannels', { body_json: JSON.stringify({ channels: [{ pager_duty: { url: 'http://127.0.0.1:9/pd', routing_key: ROUTING_KEY } }] }) }, bearer(KEYS.admin));
+      expect(update.ok, update.message).toBe(true);
+      expect(update.json).toMatchObject({ ok: true, channel_count: 1 });
+      const read = await callUnary(g.client, 'GetAlertChannels', {}, bearer(KEYS.developer));
+      expect(read.json.channels).toEqual([{ pager_duty: { url: 'http://127.0.0.1:9/pd', routing_key_set: true } }]);
+      const integrations = await callUnary(g.client, 'GetAdminIntegrations', {}, bearer(KEYS.developer));
+      expect(integrations.json.alert_channels).toEqual(['pagerduty:http://127.0.0.1:9/pd']);
+      expect(JSON.stringify([read.json, integrations.json])).not.toContain(ROUTING_KEY);
+      const refused = await callUnary(g.client, 'UpdateAlertChannels', { body_json: '{"channels":[]}' }, bearer(KEYS.operator));
+      expect(refused).toMatchObject({ ok: false, statusName: 'PERMISSION_DENIED' });
+      const empty = await callUnary(g.client, 'UpdateAlertChannels', { body_json: '{"channels":[]}' }, bearer(KEYS.admin));
+      expect(empty).toMatchObject({ ok: false, statusName: 'INVALID_ARGUMENT', errorEnvelope: { error: 'at least one channel required (use log for local-only)' } });
+      const records = (await a.get('/v1/audit/mutations')).body.audit.records;
+      const grpcRecords = records.filter((r: { event_type: string }) => r.event_type === 'control_center.grpc.mutation').map((r: { payload: string }) => JSON.parse(r.payload));
+      expect(grpcRecords).toEqual([expect.objectContaining({ rpc: 'svc.v1.ControlCenter/UpdateAlertChannels', actor_key_id: KEY_IDS.admin })]);
+    } finally {
+      g.close();
+    }
   });
 
   it('a damaged channels file is kept aside and the environment list is used', async () => {

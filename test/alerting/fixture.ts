@@ -18,7 +18,7 @@ export interface AlertAgent extends RunningAgent {
  * A real agent with the four keys; `env` adds settings; `stateDir` reuses a state directory (restart).
  * Retries are fast (20 ms, 80 ms) so retry tests take milliseconds, not seconds.
  */
-export async function alertAgent(env: Record<string, string> = {}, stateDir = tempDir('svc-alerting-')): Promise<AlertAgent> {
+export async function alertAgent(env: Record<string, string> = {}, stateDir = tempDir('svc-alerting-'), options: { grpc?: boolean } = {}): Promise<AlertAgent> {
   const keys = path.join(stateDir, 'test-keys.json');
   if (!fs.existsSync(keys)) {
     fs.writeFileSync(
@@ -31,7 +31,7 @@ export async function alertAgent(env: Record<string, string> = {}, stateDir = te
       ]),
     );
   }
-  const a = await startAgent({ stateDir, env: { SVC_API_KEYS_FILE: keys, SVC_ALERT_DELIVERY_BACKOFF_MS: '20', ...env } });
+  const a = await startAgent({ stateDir, env: { SVC_API_KEYS_FILE: keys, SVC_ALERT_DELIVERY_BACKOFF_MS: '20', ...env }, ...(options.grpc ? { grpcBind: '127.0.0.1:0' } : {}) });
   const call = async (method: string, p: string, token: string | null, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await a.fetch(p, {
       method,
