@@ -1,7 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/agent-harness.js';
 import { alertAgent, eventually, KEYS, Receiver, settledDeliveries, SmtpSink, type AlertAgent } from './fixture.js';
 
 /**
@@ -232,6 +235,37 @@ describe('alert delivery', () => {
     expect(log.deliveries.map((d: any) => d.ok)).toEqual([false, false, false]);
     expect(log.deliveries[0].error).toMatch(/550/);
     expect(log.delivered_via).toEqual([]);
+  });
+
+  it('https receivers: delivered over TLS when the certificate is trusted (SVC_OUTBOUND_CA_FILE), refused and logged when not', async () => {
+    const dir = tempDir('svc-alert-tls-');
+    const keyFile = path.join(dir, 'key.pem');
+    const certFile = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const bodies: string[] = [];
+    const server = https.createServer({ cert: fs.readFileSync(certFile), key: fs.readFileSync(keyFile) }, (req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        bodies.push(body);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push({ close: () => new Promise<void>((r) => server.close(() => r())) });
+    const url = `https://127.0.0.1:${(server.address() as net.AddressInfo).port}/teams`;
+
+    const trusting = await agent({ SVC_ALERT_TEAMS_URL: url, SVC_OUTBOUND_CA_FILE: certFile });
+    const ok = await testAlert(trusting, 'over tls');
+    expect((await settledDeliveries(trusting, ok.id)).delivered_via).toEqual([`teams:${url}`]);
+    expect(JSON.parse(bodies[0]!)).toMatchObject({ '@type': 'MessageCard', summary: 'over tls' });
+
+    const untrusting = await agent({ SVC_ALERT_TEAMS_URL: url, SVC_ALERT_DELIVERY_ATTEMPTS: '1' });
+    const refused = await testAlert(untrusting, 'untrusted');
+    const log = await settledDeliveries(untrusting, refused.id);
+    expect(log.delivered_via).toEqual([]);
+    expect(log.deliveries).toEqual([expect.objectContaining({ ok: false, attempt: 1, error: expect.stringMatching(/self.signed|certificate/i) })]);
+    expect(bodies).toHaveLength(1);
   });
 
   it('deliveries of an unknown alert: 404; the log is a sensitive read', async () => {
