@@ -173,6 +173,21 @@ describe('GET/PUT /v1/admin/alert-channels', () => {
     }
   });
 
+  it('use_env_fallback: a stored non-empty list wins at start; an empty stored list with the flag falls back to the environment', async () => {
+    const a = await agent({ SVC_ALERT_TEAMS_URL: 'http://127.0.0.1:9/t' });
+    expect((await a.send('PUT', '/v1/admin/alert-channels', KEYS.admin, { channels: ['log'], use_env_fallback: true })).status).toBe(200);
+    expect((await a.get('/v1/admin/alert-channels')).body).toMatchObject({ channels: ['log'], use_env_fallback: true });
+    await a.close();
+    running = [];
+    const b = await agent({ SVC_ALERT_TEAMS_URL: 'http://127.0.0.1:9/t' }, a.stateDir);
+    expect((await b.get('/v1/admin/alert-channels')).body).toMatchObject({ channels: ['log'], use_env_fallback: true });
+    await b.close();
+    running = [];
+    fs.writeFileSync(path.join(a.stateDir, 'alert-channels.json'), JSON.stringify({ channels: [], use_env_fallback: true }));
+    const c = await agent({ SVC_ALERT_TEAMS_URL: 'http://127.0.0.1:9/t' }, a.stateDir);
+    expect((await c.get('/v1/admin/alert-channels')).body).toMatchObject({ channels: [{ teams: { url: 'http://127.0.0.1:9/t' } }], use_env_fallback: true });
+  });
+
   it('a damaged channels file is kept aside and the environment list is used', async () => {
     const a = await agent();
     await a.close();
