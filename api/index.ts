@@ -1,4 +1,5 @@
 import { adminSpecs } from './domains/admin.js';
+import { alertChannelSpecs } from './domains/alert-channels.js';
 import { alertSpecs } from './domains/alerts.js';
 import { auditSpecs } from './domains/audit.js';
 import { autonomySpecs } from './domains/autonomy.js';
@@ -54,4 +55,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...autonomySpecs,
   ...configControlSpecs,
   ...reportSpecs,
+  ...alertChannelSpecs,
 ];

@@ -43,6 +43,7 @@ export function buildOpenApiDocument(
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const tags = new Set<string>();
+  const securitySchemes: Record<string, unknown> = { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key or session token' } };
   for (const op of operations) {
     tags.add(op.group);
     const access = accessOf(op);
@@ -86,6 +87,11 @@ export function buildOpenApiDocument(
       entry['requestBody'] = { required: false, content: { 'application/json': { schema: schemaOf(op.body) } } };
     }
     entry['security'] = access.kind === 'public' ? [] : access.kind === 'read' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }];
+    if (access.kind === 'action' && access.orSharedSecret) {
+      entry['x-svc-shared-secret-header'] = access.orSharedSecret.header;
+      entry['security'] = [{ bearerAuth: [] }, { [`${access.orSharedSecret.secret}-secret`]: [] }];
+      securitySchemes[`${access.orSharedSecret.secret}-secret`] = { type: 'apiKey', in: 'header', name: access.orSharedSecret.header, description: 'shared secret of the integration' };
+    }
     const p = (paths[op.path] ??= {});
     p[op.method.toLowerCase()] = entry;
   }
@@ -116,7 +122,7 @@ export function buildOpenApiDocument(
     tags: [...tags].sort().map((name) => ({ name })),
     paths: Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b))),
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key or session token' } },
+      securitySchemes,
       parameters: {
         CorrelationId: {
           name: 'X-Correlation-ID',

@@ -17,8 +17,22 @@ export type Access =
   | { kind: 'public' }
   | { kind: 'read' }
   | { kind: 'sensitive-read' }
-  | { kind: 'action'; action: Action }
+  | { kind: 'action'; action: Action; orSharedSecret?: SharedSecretAccess }
   | { kind: 'admin' };
+
+/** Shared secrets the agent holds for inbound integrations (each is configured by one setting). */
+export type SharedSecretName = 'pagerduty-webhook';
+
+/**
+ * An action route that an integration without an API key may also call by presenting a shared secret
+ * in a header (the PagerDuty webhook, docs/operations.md § Alerting). The secret counts only when it is
+ * configured and the header matches it exactly (compared in constant time); otherwise the action rule
+ * applies unchanged: no principal → 401, a principal without the action → 403.
+ */
+export interface SharedSecretAccess {
+  header: string;
+  secret: SharedSecretName;
+}
 
 /** gRPC request message shapes (docs/grpc.md § Request messages). */
 export type RpcRequestKind =

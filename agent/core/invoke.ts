@@ -1,6 +1,7 @@
 import { RPC_METHOD_PREFIX } from '../../api/rpc-contract.js';
 import type { Services } from '../runtime/services.js';
 import { enforceAccess } from '../security/access.js';
+import { sharedSecretPresented } from '../security/shared-secrets.js';
 import { commitState } from '../state/commit.js';
 import { ApiError } from './errors.js';
 import { accessOf, WRITE_ACCESS_FOR_MUTATES_WHEN, writesOn, type CallContext, type Operation } from './operation.js';
@@ -23,6 +24,8 @@ export interface Invocation extends CallContext {
   auditPath?: string;
   /** Extra fields for the `AuthFailed` event of a refused call (e.g. the RPC name). */
   accessDetail?: Record<string, string>;
+  /** A request header (REST only): what a shared-secret access rule reads (`api/spec.ts#SharedSecretAccess`). */
+  header?(name: string): string | undefined;
 }
 
 /** `/v1/devices/{id}` with `{id: 'cam-1'}` → `/v1/devices/cam-1` (unfilled parameters stay as they are). */
@@ -68,7 +71,10 @@ async function traced(op: Operation, call: Invocation, services: KernelServices)
 
 async function run(op: Operation, call: Invocation, services: KernelServices): Promise<unknown> {
   const detail = () => ({ operation: op.id, ...call.accessDetail });
-  enforceAccess(accessOf(op), call.principal, services, detail);
+  const access = accessOf(op);
+  // An integration's shared secret stands in for the role; without it the action rule decides (401/403).
+  const bySecret = access.kind === 'action' && access.orSharedSecret !== undefined && sharedSecretPresented(access.orSharedSecret, call.header?.(access.orSharedSecret.header), services.settings);
+  if (!bySecret) enforceAccess(access, call.principal, services, detail);
   const rawBody = op.method === 'GET' ? {} : await call.body();
   const writes = writesOn(op, rawBody);
   if (writes && op.mutatesWhen) enforceAccess(WRITE_ACCESS_FOR_MUTATES_WHEN, call.principal, services, detail);

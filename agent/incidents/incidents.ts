@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { badRequest, conflict, notFound } from '../core/errors.js';
+import { ApiError, badRequest, conflict, notFound } from '../core/errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import { alertOf, type Alert } from '../observability/alerts.js';
 import { JsonStore } from '../state/json-store.js';
@@ -135,6 +135,35 @@ export class IncidentService {
     this.store.change(() => {
       i.status = 'resolved';
       i.resolved_at_ms = Date.now();
+    });
+    return i;
+  }
+
+  /** The first incident whose id, PagerDuty dedup key or source alert id is `ref` (how PagerDuty names ours). */
+  findByRef(ref: string): Incident | undefined {
+    return this.store.data.find((i) => i.id === ref || i.pagerduty_dedup_key === ref || i.source_alert_id === ref);
+  }
+
+  /**
+   * A change PagerDuty reports (docs/operations.md § Alerting, inbound webhook): `acknowledge`
+   * replaces the assignee (clears it when PagerDuty names none) and is refused (409) once resolved;
+   * `resolve` may repeat, refreshing `resolved_at_ms`, because PagerDuty re-sends resolutions.
+   * An unknown reference is 400 `not_found` (the reference's status, with the D15 code).
+   */
+  applyPagerDuty(ref: string, action: 'acknowledge' | 'resolve', assignee: string | undefined, now = Date.now()): Incident {
+    const i = this.findByRef(ref);
+    if (!i) throw new ApiError(400, 'not_found', 'incident not found or already resolved');
+    if (action === 'acknowledge' && i.status === 'resolved') throw conflict('incident not found or already resolved');
+    this.store.change(() => {
+      if (action === 'acknowledge') {
+        i.status = 'acknowledged';
+        i.acknowledged_at_ms = now;
+        if (assignee) i.assignee = assignee;
+        else delete i.assignee;
+      } else {
+        i.status = 'resolved';
+        i.resolved_at_ms = now;
+      }
     });
     return i;
   }

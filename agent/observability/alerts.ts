@@ -54,6 +54,31 @@ export function alertOf(event: PlatformEvent): Alert | null {
 }
 
 /**
+ * Delivers stored alerts to the configured channels (`agent/alerting`). `dispatch` runs inside
+ * `raise()` before the alert is stored: it returns what it delivered at once (the log line) and
+ * starts the outbound deliveries without waiting for them, so the code that raised the alert is never
+ * held up by a slow receiver. Each later success is reported through `delivered`.
+ */
+export interface AlertDispatcher {
+  dispatch(alert: Alert, delivered: (via: string) => void): string[];
+}
+
+/** Until the alerting module installs the channel dispatcher: the agent log only. */
+export function logOnlyDispatcher(log: (line: string) => void): AlertDispatcher {
+  return {
+    dispatch(alert) {
+      log(alertLogLine(alert));
+      return ['log'];
+    },
+  };
+}
+
+/** The log channel's line: severity, type, source and message. */
+export function alertLogLine(alert: Alert): string {
+  return `alert [${alert.severity}] ${alert.alert_type} from ${alert.source}: ${alert.message}`;
+}
+
+/**
  * The alert pipeline (docs/events.md § Alerts): de-duplicate within a per-severity window, deliver,
  * store in a persisted ring (the stream's `alert` frames), then publish `AlertRaised` on the bus,
  * where listeners (incidents) hear every stored alert. Code that detects a condition calls `raise()`,
@@ -61,13 +86,21 @@ export function alertOf(event: PlatformEvent): Alert | null {
  */
 export class AlertService {
   private lastId = 0;
+  private dispatcher: AlertDispatcher;
 
   private constructor(
     readonly ring: PersistentRing<Alert>,
     private readonly dedupSecs: Record<AlertSeverity, number>,
     private readonly bus: EventBus,
-    private readonly log: (line: string) => void,
-  ) {}
+    log: (line: string) => void,
+  ) {
+    this.dispatcher = logOnlyDispatcher(log);
+  }
+
+  /** Installs the channel dispatcher (the alerting module at start); `raise()` stays the single entry point. */
+  setDispatcher(dispatcher: AlertDispatcher): void {
+    this.dispatcher = dispatcher;
+  }
 
   static async open(
     stateDir: string,
@@ -103,13 +136,27 @@ export class AlertService {
       message: input.message,
       source: input.source,
       timestamp_ms: now,
-      // No outbound channel is configured in this build's settings: delivery is the agent log.
-      delivered_via: ['log'],
+      delivered_via: [],
     };
-    this.log(`alert [${alert.severity}] ${alert.alert_type} from ${alert.source}: ${alert.message}`);
+    // Deliveries that finish later are added to the stored alert (and persisted) as they succeed;
+    // a channel that never accepts the alert never appears here (docs/operations.md § Alerting).
+    alert.delivered_via = this.dispatcher.dispatch(alert, (via) => this.markDelivered(alert, via));
     this.ring.append(alert);
     this.bus.publish(alertRaisedEvent(alert));
     return alert;
+  }
+
+  private markDelivered(alert: Alert, via: string): void {
+    if (alert.delivered_via.includes(via)) return;
+    alert.delivered_via.push(via);
+    this.ring.touched();
+  }
+
+  /** A stored alert by id (the newest with that id). */
+  get(id: string): Alert | undefined {
+    const all = this.ring.all();
+    for (let i = all.length - 1; i >= 0; i--) if (all[i]!.id === id) return all[i];
+    return undefined;
   }
 
   private nextId(type: AlertType, now: number): string {

@@ -33,6 +33,11 @@ export class PersistentRing<T> extends Ring<T> {
     return ring;
   }
 
+  /** An item already in the ring was changed in place: schedule a write of the new content. */
+  touched(): void {
+    this.store.markDirty();
+  }
+
   async flush(): Promise<void> {
     await this.store.flush();
   }

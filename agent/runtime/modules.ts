@@ -1,3 +1,4 @@
+import { alertingModule } from '../alerting/module.js';
 import { auditModule } from '../audit/module.js';
 import { autonomyModule } from '../autonomy/module.js';
 import type { DomainModule } from '../core/module.js';
@@ -31,6 +32,7 @@ export const MODULES: readonly DomainModule[] = [
   observabilityModule,
   auditModule,
   incidentsModule,
+  alertingModule,
   securityModule,
   devicesModule,
   fleetModule,

@@ -1,3 +1,4 @@
+import type { AlertingService } from '../alerting/alerting-service.js';
 import type { MutationAudit } from '../audit/mutation-audit.js';
 import type { AutonomyService } from '../autonomy/autonomy-service.js';
 import type { RelayLinkStatus } from '../../api/domains/relay-link.js';
@@ -72,6 +73,8 @@ export interface Services {
   /** What recovery and chaos experiments do to devices: reset, reconnect, failover, quarantine, link loss, noise. */
   deviceActions: DeviceActions;
   incidents: IncidentService;
+  /** Alert channels and delivery (log, webhook, Slack, Teams, PagerDuty, e-mail), the Slack wizard and the PagerDuty webhook. */
+  alerting: AlertingService;
   /** Fleet views (robots, device tree, device reports, failover chains), package trust and the policies in force. */
   fleet: FleetService;
   /** The entity registry: every source's entities as one graph, plus the operator's overlay. */

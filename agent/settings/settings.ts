@@ -93,6 +93,8 @@ export interface Settings {
   drift: DriftSettings;
   /** `SVC_REPORT_SCHEDULE_INTERVAL_SECS` (default 0 = off): how often the report delivery scheduler looks for due schedules. */
   reportScheduleIntervalSecs: number;
+  /** Alert delivery, admin integrations, Slack and the PagerDuty webhook (docs/operations.md § Alerting). */
+  alerting: AlertingSettings;
 }
 
 export interface ConfigControlSettings {
@@ -113,6 +115,34 @@ export interface DriftSettings {
   scanIntervalSecs: number;
   /** `SVC_DRIFT_SCAN_BASELINE_ID`: the baseline of scans that name none; null = the newest snapshot. */
   scanBaselineId: string | null;
+}
+
+/** docs/configuration.md § Environment variables, alerting rows. */
+export interface AlertingSettings {
+  /** Initial channels (`SVC_ALERT_*`), in this order; none → the log channel. */
+  webhookUrl: string | null;
+  pagerdutyUrl: string | null;
+  /** `SVC_ALERT_PAGERDUTY_ROUTING_KEY`, default `svc`. */
+  pagerdutyRoutingKey: string;
+  teamsUrl: string | null;
+  emailTo: string | null;
+  /** `SVC_ALERT_EMAIL_DRY_RUN`: log e-mails instead of sending them. */
+  emailDryRun: boolean;
+  smtp: { host: string | null; port: number; from: string; user: string | null; password: string | null };
+  /** Attempts per channel and alert (`SVC_ALERT_DELIVERY_ATTEMPTS`, 1–10, default 3). */
+  deliveryAttempts: number;
+  /** Wait before the second attempt (`SVC_ALERT_DELIVERY_BACKOFF_MS`, default 500); ×4 for each further one. */
+  deliveryBackoffMs: number;
+  /** Entries kept in `<state dir>/alert-deliveries.json` (`SVC_ALERT_DELIVERY_LOG_SIZE`, default 2000). */
+  deliveryLogSize: number;
+  /** `SVC_PAGERDUTY_WEBHOOK_SECRET`: the inbound webhook's shared secret (`X-Svc-Webhook-Secret`). */
+  pagerdutyWebhookSecret: string | null;
+  /** `SVC_SLACK_OAUTH_REDIRECT_URI`: redirect URI fallback of the Slack wizard. */
+  slackRedirectUri: string | null;
+  /** `SVC_SLACK_API_URL`, default `https://slack.com/api`: where the OAuth code is exchanged. */
+  slackApiUrl: string;
+  /** `SVC_GRAFANA_URL`: shown in the integrations summary. */
+  grafanaUrl: string | null;
 }
 
 /** `svc serve --relay URL --enroll-token TOKEN` or their variables (docs/configuration.md § Relay). */
@@ -322,5 +352,27 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       scanBaselineId: text(env, 'SVC_DRIFT_SCAN_BASELINE_ID')?.trim() ?? null,
     },
     reportScheduleIntervalSecs: integer(env, 'SVC_REPORT_SCHEDULE_INTERVAL_SECS', 0, 0, 366 * 86400),
+    alerting: {
+      webhookUrl: text(env, 'SVC_ALERT_WEBHOOK_URL')?.trim() ?? null,
+      pagerdutyUrl: text(env, 'SVC_ALERT_PAGERDUTY_URL')?.trim() ?? null,
+      pagerdutyRoutingKey: text(env, 'SVC_ALERT_PAGERDUTY_ROUTING_KEY')?.trim() ?? 'svc',
+      teamsUrl: text(env, 'SVC_ALERT_TEAMS_URL')?.trim() ?? null,
+      emailTo: text(env, 'SVC_ALERT_EMAIL_TO')?.trim() ?? null,
+      emailDryRun: ON_WORDS.includes((env['SVC_ALERT_EMAIL_DRY_RUN'] ?? '').trim().toLowerCase()),
+      smtp: {
+        host: text(env, 'SVC_SMTP_HOST')?.trim() ?? null,
+        port: integer(env, 'SVC_SMTP_PORT', 587, 1, 65535),
+        from: text(env, 'SVC_SMTP_FROM')?.trim() ?? 'svc-control-center@localhost',
+        user: text(env, 'SVC_SMTP_USER')?.trim() ?? null,
+        password: text(env, 'SVC_SMTP_PASSWORD'),
+      },
+      deliveryAttempts: integer(env, 'SVC_ALERT_DELIVERY_ATTEMPTS', 3, 1, 10),
+      deliveryBackoffMs: integer(env, 'SVC_ALERT_DELIVERY_BACKOFF_MS', 500, 0, 60_000),
+      deliveryLogSize: integer(env, 'SVC_ALERT_DELIVERY_LOG_SIZE', 2000, 10, 1_000_000),
+      pagerdutyWebhookSecret: text(env, 'SVC_PAGERDUTY_WEBHOOK_SECRET')?.trim() ?? null,
+      slackRedirectUri: text(env, 'SVC_SLACK_OAUTH_REDIRECT_URI')?.trim() ?? null,
+      slackApiUrl: text(env, 'SVC_SLACK_API_URL')?.trim().replace(/\/+$/, '') ?? 'https://slack.com/api',
+      grafanaUrl: text(env, 'SVC_GRAFANA_URL')?.trim() ?? null,
+    },
   };
 }

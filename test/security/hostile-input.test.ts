@@ -475,7 +475,8 @@ function success2xxAllowed(r: FuzzRequest, paths: string[], readPolicy: { requir
   const method = r.method === 'HEAD' ? 'GET' : r.method;
   for (const p of paths) {
     if (HEALTH_PATHS.has(p) || p === '/v1/openapi.json') return true;
-    if (method === 'GET' && p === '/admin/oauth/oidc/callback') return true;
+    // The static OAuth landing pages (OIDC, Slack) are public: they hold no secret and read only their query.
+    if (method === 'GET' && (p === '/admin/oauth/oidc/callback' || p === '/admin/oauth/slack/callback')) return true;
     if (r.foreign) continue;
     for (const { op, re } of opPatterns) {
       if (op.method === method && re.test(p) && accessGranted(accessOf(op), r.role, readPolicy)) return true;

@@ -26,6 +26,7 @@ export function mountOperations(app: Hono<HttpEnv>, services: Services, operatio
           // Empty = `{}`, anything but a JSON object = 400 (docs/wire-decisions.md D3).
           body: async () => parseJsonObject(await readBodyText(c.req.raw, services.settings.maxBodyBytes)),
           auditPath: c.req.path,
+          header: (name) => c.req.header(name),
         },
         services,
       );

@@ -7,6 +7,7 @@ import { invoke } from '../../../core/invoke.js';
 import { TELEMETRY_STREAM_PATH } from '../../../../api/stream-paths.js';
 import { publishAuthFailed } from '../../../security/access.js';
 import { landingPageResponse } from '../../../security/oidc/landing-page.js';
+import { SLACK_CALLBACK_PAGE_PATH, slackLandingPageResponse } from '../../../alerting/slack-landing-page.js';
 import { OIDC_CALLBACK_PAGE_PATH } from '../../../security/oidc/urls.js';
 import { readNeedsPrincipal } from '../../../security/read-policy.js';
 import type { Services } from '../../../runtime/services.js';
@@ -105,6 +106,8 @@ export function requestPipeline(services: Services, operations: readonly Operati
       }
       // 7. Static OIDC landing page (reads code/state from its query; docs/security-oidc.md §3 step 2).
       if (req.method === 'GET' && path === OIDC_CALLBACK_PAGE_PATH) return landingPageResponse(req.url);
+      // 7b. Static Slack OAuth landing page, the same kind of page (docs/operations.md § Alerting).
+      if (req.method === 'GET' && path === SLACK_CALLBACK_PAGE_PATH) return slackLandingPageResponse(req.url);
       // 8. Anything else outside /v1 is unknown.
       if (!path.startsWith('/v1/')) return errorResponse(notFound(), headers);
       // 9 + 11. Authenticate; a principal of another tenant stops here.
