@@ -5,6 +5,7 @@ import { autonomySpecs } from './domains/autonomy.js';
 import { authSpecs } from './domains/auth.js';
 import { chaosSpecs } from './domains/chaos.js';
 import { decisionSpecs } from './domains/decisions.js';
+import { deploymentSpecs } from './domains/deployment.js';
 import { deviceSpecs } from './domains/devices.js';
 import { entitySpecs } from './domains/entities.js';
 import { fleetSpecs } from './domains/fleet.js';
@@ -50,4 +51,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...chaosSpecs,
   ...decisionSpecs,
   ...autonomySpecs,
+  ...deploymentSpecs,
 ];

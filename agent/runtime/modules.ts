@@ -2,6 +2,7 @@ import { auditModule } from '../audit/module.js';
 import { autonomyModule } from '../autonomy/module.js';
 import type { DomainModule } from '../core/module.js';
 import { decisionsModule } from '../decisions/module.js';
+import { deploymentModule } from '../deployment/module.js';
 import { devicesModule } from '../devices/module.js';
 import { entitiesModule } from '../entities/module.js';
 import { fleetModule } from '../fleet/module.js';
@@ -15,6 +16,7 @@ import { outboundModule } from '../outbound/module.js';
 import { programsModule } from '../programs/module.js';
 import { recoveryModule } from '../recovery/module.js';
 import { rpcModule } from '../rpc/module.js';
+import { secretMetadataModule } from '../secret-metadata/module.js';
 import { securityModule } from '../security/module.js';
 import { telemetryModule } from '../telemetry/module.js';
 
@@ -39,6 +41,8 @@ export const MODULES: readonly DomainModule[] = [
   chaosModule,
   decisionsModule,
   autonomyModule,
+  deploymentModule,
+  secretMetadataModule,
   metaModule,
   rpcModule,
 ];

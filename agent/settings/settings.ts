@@ -87,6 +87,12 @@ export interface Settings {
   deployAgentsFile: string;
   /** `SVC_OUTBOUND_CA_FILE`: PEM roots trusted by outbound HTTPS besides the system store (agent/outbound). */
   outboundCaFile: string | null;
+  /**
+   * Whether the process environment sets a variable (non-empty), by name: how `GET /v1/secrets` tells
+   * that a program secret `from env("VAR")` is resolvable (docs/operations.md § Secrets). Only the
+   * names of the environment are kept here, never a value.
+   */
+  envVariableSet: (name: string) => boolean;
 }
 
 /** `svc serve --relay URL --enroll-token TOKEN` or their variables (docs/configuration.md § Relay). */
@@ -279,6 +285,10 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
     outboundCaFile: (() => {
       const v = text(env, 'SVC_OUTBOUND_CA_FILE');
       return v ? path.resolve(cwd, v.trim()) : null;
+    })(),
+    envVariableSet: (() => {
+      const names = new Set(Object.keys(env).filter((k) => (env[k] ?? '') !== ''));
+      return (name: string) => names.has(name);
     })(),
   };
 }
