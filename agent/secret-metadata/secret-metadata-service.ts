@@ -166,8 +166,10 @@ export class SecretMetadataService {
     };
   }
 
-  list() {
+  async list() {
     const declared = this.refresh();
+    // A first sighting is recorded before the answer shows it (`created_at_ms` must survive a crash).
+    if (this.deps.store.pending) await this.deps.store.commit();
     const stored = this.deps.store.data.secrets;
     const names = Object.keys(stored)
       .filter((n) => declared === null || declared.has(n))
