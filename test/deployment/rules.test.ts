@@ -3,7 +3,7 @@ import { compareVersions, deviceReadiness, devicePoolSummary } from '../../agent
 import type { DeviceRecord } from '../../agent/devices/device-registry.js';
 import { allProfiles, builtinProfile, normaliseProfileName, profileKindOf, resolveProfile } from '../../agent/deployment/profiles.js';
 import { entityGovernance, isGoverned, parseAutonomy, parseMaturity, parseRisk } from '../../agent/governance/entity-governance.js';
-import { blocksLiveDeployment, governanceReadinessBlockers } from '../../agent/governance/readiness-blockers.js';
+import { blocksLiveDeployment, governanceReadinessBlockers, renderBlockers } from '../../agent/governance/readiness-blockers.js';
 import { parseProgram } from '../../agent/programs/language/index.js';
 import { safetyAudit } from '../../agent/programs/assurance/safety-audit.js';
 
@@ -86,6 +86,7 @@ describe('governance of an entity and its readiness blockers', () => {
       ['high', "Autonomy 'conditional_autonomy' blocked until trust posture is trusted or verified"],
     ]);
     expect(blocksLiveDeployment(live)).toBe(true);
+    expect(renderBlockers('Rover', live.slice(0, 1))).toEqual(["  [high] Rover — Live maturity 'production' requires validated/certified status (current: testing)"]);
     const early = governanceReadinessBlockers({ risk_level: 'medium', operational_maturity: 'prototype', autonomy_level: 'full' }, 'trusted');
     expect(early).toEqual([{ severity: 'medium', code: 'risk_maturity', message: 'Medium+ risk requires at least simulation maturity' }]);
     expect(blocksLiveDeployment(early)).toBe(false);
