@@ -7,6 +7,7 @@ import { authSpecs } from './domains/auth.js';
 import { chaosSpecs } from './domains/chaos.js';
 import { configControlSpecs } from './domains/config-control.js';
 import { decisionSpecs } from './domains/decisions.js';
+import { deploymentSpecs } from './domains/deployment.js';
 import { deviceSpecs } from './domains/devices.js';
 import { entitySpecs } from './domains/entities.js';
 import { fleetSpecs } from './domains/fleet.js';
@@ -56,4 +57,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...configControlSpecs,
   ...reportSpecs,
   ...alertChannelSpecs,
+  ...deploymentSpecs,
 ];

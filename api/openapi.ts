@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { ERROR_CODES } from './errors.js';
-import { accessLabel, accessOf, isAudited, pathParams, type OperationSpec } from './spec.js';
+import { accessLabel, accessOf, isAudited, pathParams, rpcBindings, type OperationSpec } from './spec.js';
 import { API_VERSION } from './versions.js';
 
 /** Paths served outside the contract's operations but documented beside them. */
@@ -82,6 +82,7 @@ export function buildOpenApiDocument(
     };
     if (op.description) entry['description'] = op.description;
     if (op.rpc) entry['x-svc-grpc-rpc'] = op.rpc.name;
+    if (op.rpc && op.moreRpcs?.length) entry['x-svc-grpc-rpcs'] = rpcBindings(op).map((b) => b.rpc!.name);
     if (op.mutatesWhen) entry['x-svc-audit-when'] = `body.${op.mutatesWhen.bodyField} is true`;
     if (op.body) {
       entry['requestBody'] = { required: false, content: { 'application/json': { schema: schemaOf(op.body) } } };

@@ -1,4 +1,4 @@
-import { accessOf, isMutation, pathParams, type Access, type OperationSpec as Operation, type RpcRequestKind } from './spec.js';
+import { accessOf, isMutation, pathParams, rpcBindings, type Access, type OperationSpec as Operation, type RpcRequestKind } from './spec.js';
 import { PROTO_FILE, PROTO_PACKAGE, PROTO_SEMVER } from './versions.js';
 
 /**
@@ -211,9 +211,8 @@ export function buildRpcContract<T extends Operation>(operations: readonly T[]):
     { name: 'Health', request: 'Empty', response: 'HealthResponse', serverStream: false, comment: 'Public; never guarded, never rate limited.', operation: null, stream: null },
   ];
   const seen = new Map<string, string>([['Health', '(built in)']]);
-  for (const op of operations) {
-    if (!op.rpc) continue;
-    const { name, request } = op.rpc;
+  for (const op of operations.flatMap((o) => rpcBindings(o))) {
+    const { name, request } = op.rpc!;
     if (!/^[A-Z][A-Za-z0-9]*$/.test(name)) throw new Error(`operation ${op.id}: rpc name '${name}' is not a PascalCase identifier`);
     const previous = seen.get(name);
     if (previous) throw new Error(`rpc ${name} is declared twice (operations ${previous} and ${op.id})`);

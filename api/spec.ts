@@ -79,6 +79,14 @@ export interface OperationSpec<B = unknown, Q = unknown> {
    * carry as a field and that are read from a field of `body_json` instead, e.g. `{ id: 'key_id' }`.
    */
   rpc?: { name: string; request: RpcRequestKind; bodyParams?: Record<string, string> };
+  /**
+   * Further RPCs served by this same operation, each with its own request message. One REST route
+   * whose query selects a list or a detail form (`GET /v1/deployment-profiles` and `?name=`) stays
+   * one operation, while its gRPC clients know the two forms by two names (`ListDeploymentProfiles`
+   * with `Empty`, `GetDeploymentProfile` with `QueryRequest`). Each behaves exactly as `rpc` would
+   * with that request message (`rpcBindings`); needs `rpc`.
+   */
+  moreRpcs?: { name: string; request: RpcRequestKind }[];
   /** Exposed on the JSON-RPC gateway (`svc.v1.ControlCenter/<rpc.name>`). */
   jsonRpc?: boolean;
   /** CLI words (`['version']` → `svc version`); defaults to the kebab-cased id. `false` hides it. */
@@ -111,6 +119,16 @@ export interface OperationSpec<B = unknown, Q = unknown> {
 /** Keeps a spec's body and query types, so the handler bound to it is typed by them. */
 export function defineSpec<B = Record<string, never>, Q = Record<string, never>>(spec: OperationSpec<B, Q>): OperationSpec<B, Q> {
   return spec;
+}
+
+/**
+ * The operation once per RPC it serves: itself for `rpc`, then a copy whose `rpc` is each of
+ * `moreRpcs` (so the gRPC service, the JSON-RPC gateway and the request mapping treat every RPC
+ * name alike and need not know there are several). Empty without `rpc`.
+ */
+export function rpcBindings<T extends Pick<OperationSpec, 'rpc' | 'moreRpcs'>>(op: T): T[] {
+  if (!op.rpc) return [];
+  return [op, ...(op.moreRpcs ?? []).map((more) => ({ ...op, rpc: { name: more.name, request: more.request } }))];
 }
 
 /** `{id}` path parameters in declaration order. */

@@ -1,5 +1,6 @@
 import { type RpcRequest } from '../../api/domains/rpc.js';
 import { findRpc, REQUEST_MESSAGE_FIELDS, RPC_METHOD_PREFIX } from '../../api/rpc-contract.js';
+import { rpcBindings } from '../../api/spec.js';
 import { ApiError, badRequest } from '../core/errors.js';
 import type { KernelServices } from '../core/invoke.js';
 import type { CallContext, Operation } from '../core/operation.js';
@@ -19,7 +20,7 @@ export type JsonRpcServices = Pick<Services, 'operations'> & KernelServices;
 
 /** The operations the gateway exposes: flagged `jsonRpc` and carrying an RPC. */
 export function jsonRpcOperations(operations: readonly Operation[]): Operation[] {
-  return operations.filter((o) => o.jsonRpc && o.rpc);
+  return operations.filter((o) => o.jsonRpc).flatMap((o) => rpcBindings(o));
 }
 
 function resolve(operations: readonly Operation[], method: string): Operation {

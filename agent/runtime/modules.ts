@@ -3,6 +3,7 @@ import { auditModule } from '../audit/module.js';
 import { autonomyModule } from '../autonomy/module.js';
 import type { DomainModule } from '../core/module.js';
 import { decisionsModule } from '../decisions/module.js';
+import { deploymentModule } from '../deployment/module.js';
 import { devicesModule } from '../devices/module.js';
 import { entitiesModule } from '../entities/module.js';
 import { fleetModule } from '../fleet/module.js';
@@ -19,6 +20,7 @@ import { programsModule } from '../programs/module.js';
 import { recoveryModule } from '../recovery/module.js';
 import { reportsModule } from '../reports/module.js';
 import { rpcModule } from '../rpc/module.js';
+import { secretMetadataModule } from '../secret-metadata/module.js';
 import { securityModule } from '../security/module.js';
 import { telemetryModule } from '../telemetry/module.js';
 
@@ -47,6 +49,8 @@ export const MODULES: readonly DomainModule[] = [
   configControlModule,
   driftModule,
   reportsModule,
+  deploymentModule,
+  secretMetadataModule,
   metaModule,
   rpcModule,
 ];

@@ -6,6 +6,8 @@ import type { Operation } from '../core/operation.js';
 import type { Lazy } from '../core/lazy.js';
 import type { DeviceActions } from '../devices/device-actions.js';
 import type { DecisionService } from '../decisions/decision-service.js';
+import type { DeploymentService } from '../deployment/deployment-service.js';
+import type { SecretMetadataService } from '../secret-metadata/secret-metadata-service.js';
 import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
@@ -106,6 +108,10 @@ export interface Services {
   drift: Lazy<DriftService>;
   /** Executive reporting: scorecard, digital thread, report exports and scheduled deliveries (`/v1/reports/*`). */
   reports: Lazy<ReportsService>;
+  /** Deploy gate, deployment profiles and verification (docs/operations.md). */
+  deployment: Lazy<DeploymentService>;
+  /** Metadata (never values) of the program's declared secrets, with rotation records (docs/operations.md § Secrets). */
+  secretMetadata: Lazy<SecretMetadataService>;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

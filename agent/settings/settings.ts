@@ -95,6 +95,12 @@ export interface Settings {
   reportScheduleIntervalSecs: number;
   /** Alert delivery, admin integrations, Slack and the PagerDuty webhook (docs/operations.md § Alerting). */
   alerting: AlertingSettings;
+  /**
+   * Whether the process environment sets a variable (non-empty), by name: how `GET /v1/secrets` tells
+   * that a program secret `from env("VAR")` is resolvable (docs/operations.md § Secrets). Only the
+   * names of the environment are kept here, never a value.
+   */
+  envVariableSet: (name: string) => boolean;
 }
 
 export interface ConfigControlSettings {
@@ -374,5 +380,9 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       slackApiUrl: text(env, 'SVC_SLACK_API_URL')?.trim().replace(/\/+$/, '') ?? 'https://slack.com/api',
       grafanaUrl: text(env, 'SVC_GRAFANA_URL')?.trim() ?? null,
     },
+    envVariableSet: (() => {
+      const names = new Set(Object.keys(env).filter((k) => (env[k] ?? '') !== ''));
+      return (name: string) => names.has(name);
+    })(),
   };
 }

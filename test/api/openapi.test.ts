@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpApp } from '../../agent/transports/http/http-app.js';
 import { mountTelemetryStream } from '../../agent/transports/ws/telemetry-stream.js';
 import { SPECS } from '../../api/index.js';
+import { rpcBindings } from '../../api/spec.js';
 import { accessOf, cliWords, pathParams } from '../../agent/core/operation.js';
 import { startAgent, type RunningAgent } from '../helpers/agent-harness.js';
 
@@ -57,7 +58,7 @@ describe('OpenAPI document (docs/wire-decisions.md D12)', () => {
     expect(new Set(words).size).toBe(words.length);
     const routes = SPECS.map((o) => `${o.method} ${o.path}`);
     expect(new Set(routes).size).toBe(routes.length);
-    const rpcs = SPECS.filter((o) => o.rpc).map((o) => o.rpc!.name);
+    const rpcs = SPECS.flatMap((o) => rpcBindings(o)).map((o) => o.rpc!.name);
     expect(new Set(rpcs).size).toBe(rpcs.length);
   });
 });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildRpcContract, renderProto } from '../../api/rpc-contract.js';
-import { defineSpec, type OperationSpec } from '../../api/spec.js';
+import { defineSpec, rpcBindings, type OperationSpec } from '../../api/spec.js';
 import { SPECS } from '../../api/index.js';
 import { PROTO_PATH } from '../helpers/grpc-client.js';
 
@@ -18,7 +18,8 @@ describe('proto/svc/v1/control_center.proto', () => {
   it('has one RPC per table entry with an rpc, plus Health and the two streams', () => {
     const proto = fs.readFileSync(PROTO_PATH, 'utf8');
     const rpcs = [...proto.matchAll(/^\s*rpc (\w+)\((\w+)\) returns \((stream )?(\w+)\);$/gm)];
-    const withRpc = SPECS.filter((o) => o.rpc);
+    // An operation serves one RPC per binding: `rpc`, then each of `moreRpcs`.
+    const withRpc = SPECS.flatMap((o) => rpcBindings(o));
     expect(rpcs).toHaveLength(withRpc.length + 3);
     for (const op of withRpc) {
       const line = rpcs.find((m) => m[1] === op.rpc!.name);
@@ -31,6 +32,23 @@ describe('proto/svc/v1/control_center.proto', () => {
     expect(proto).toContain('rpc StreamTelemetry(StreamTelemetryRequest) returns (stream TelemetryFrame);');
     expect(proto).toMatch(/^package svc\.v1;$/m);
     expect(proto).toMatch(/^service ControlCenter \{$/m);
+  });
+
+  it('moreRpcs: one operation serves further RPCs, each with its own request message; a name used twice is refused', () => {
+    const list = fake({ id: 'listThings', path: '/v1/things', rpc: { name: 'ListThings', request: 'Empty' }, moreRpcs: [{ name: 'GetThing', request: 'QueryRequest' }] });
+    const contract = buildRpcContract([...SPECS, list]);
+    const mine = contract.rpcs.filter((r) => r.operation?.id === 'listThings');
+    expect(mine.map((r) => [r.name, r.request, r.operation!.rpc!.name, r.operation!.path])).toEqual([
+      ['ListThings', 'Empty', 'ListThings', '/v1/things'],
+      ['GetThing', 'QueryRequest', 'GetThing', '/v1/things'],
+    ]);
+    expect(renderProto(contract)).toContain('rpc GetThing(QueryRequest) returns (JsonResponse);');
+    expect(rpcBindings(fake({ moreRpcs: [{ name: 'X', request: 'Empty' }] }))).toEqual([]);
+    const clash = fake({ id: 'clash', path: '/v1/clash', rpc: { name: 'Clash', request: 'Empty' }, moreRpcs: [{ name: 'ListThings', request: 'Empty' }] });
+    expect(() => buildRpcContract([...SPECS, list, clash])).toThrow(/rpc ListThings is declared twice/);
+    // The deployment profile route is one such operation (docs/operations.md).
+    const profiles = buildRpcContract(SPECS).rpcs.filter((r) => r.operation?.id === 'listDeploymentProfiles').map((r) => `${r.name}(${r.request})`);
+    expect(profiles).toEqual(['ListDeploymentProfiles(Empty)', 'GetDeploymentProfile(QueryRequest)']);
   });
 
   it('is generic: a new operation with an rpc becomes an RPC without touching the generator', () => {

@@ -71,14 +71,14 @@ describe('report analyses', () => {
         { severity: 'critical', category: 'kill_switch', message: 'No kill switch declared' },
         { severity: 'medium', category: 'health', message: 'No health checks declared' },
         { severity: 'high', category: 'robot_safety', message: "Robot 'Bare' has no safety block" },
-        { severity: 'medium', category: 'modes', message: "Robot 'Bare' declares no modes" },
+        { severity: 'medium', category: 'robot_modes', message: "Robot 'Bare' declares no modes" },
       ]),
     );
     expect(audit.passed).toBe(false);
     // A signed kill switch and a safety block: what remains comes from the hardware verification
     // (error → critical, warning → medium) and the missing health checks.
     const secure = safetyAudit(program(SECURE));
-    expect(secure.findings.filter((f) => ['kill_switch', 'robot_safety', 'modes'].includes(f.category))).toEqual([]);
+    expect(secure.findings.filter((f) => ['kill_switch', 'robot_safety', 'robot_modes'].includes(f.category))).toEqual([]);
     expect(secure.findings).toContainEqual({ severity: 'critical', category: 'verification', message: "Sensor 'lidar' (Lidar) not supported by RaspberryPi5" });
     expect(secure.counts).toEqual({ critical: 1, high: 0, medium: 2, low: 0 });
   });

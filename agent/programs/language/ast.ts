@@ -441,8 +441,20 @@ export interface RobotDecl {
   requiresConnectivity: NetworkRequirements | null;
   localDecisionAuthority: string[];
   requiresCentralApproval: string[];
+  /** `secret NAME from env("VAR") | file "path" | "literal";` — where the secret comes from, never its value. */
+  secrets: SecretDecl[];
   /** Robot-level members kept by the tolerant layer. */
   generic: GenericDecl[];
+  loc: Loc;
+}
+
+/**
+ * A robot's declared secret. A literal's text is not kept: the program model never carries a secret
+ * value (docs/operations.md § Secrets).
+ */
+export interface SecretDecl {
+  name: string;
+  source: { kind: 'env'; variable: string } | { kind: 'file'; path: string } | { kind: 'literal' };
   loc: Loc;
 }
 

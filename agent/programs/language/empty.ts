@@ -78,6 +78,7 @@ export function emptyRobot(name: string, loc: Loc): RobotDecl {
     requiresConnectivity: null,
     localDecisionAuthority: [],
     requiresCentralApproval: [],
+    secrets: [],
     generic: [],
     loc,
   };

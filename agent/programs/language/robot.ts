@@ -17,6 +17,7 @@ import type {
   Quantity,
   RobotDecl,
   SafetyRule,
+  SecretDecl,
   SensorDecl,
   StateMachineDecl,
   TaskDecl,
@@ -69,6 +70,35 @@ export function parseRobot(c: TokenCursor): RobotDecl {
   c.pos = close + 1;
   c.eat(';');
   return robot;
+}
+
+/**
+ * `secret NAME from env("VAR");`, `secret NAME from file "path";` or `secret NAME from "literal";`.
+ * The literal's text is read past and dropped: the program model never holds a secret value.
+ */
+function parseSecret(c: TokenCursor): SecretDecl {
+  const loc = c.loc();
+  c.next();
+  const name = c.ident("for the secret after 'secret'");
+  c.expect('from', `after secret '${name}'`);
+  let source: SecretDecl['source'];
+  if (c.is('env') && c.is('(', 1)) {
+    c.next();
+    c.next();
+    if (c.tok.type !== 'string') c.fail(`expected the environment variable name as a string in env(…), found ${describe(c.tok)}`);
+    source = { kind: 'env', variable: String(c.next().value) };
+    c.expect(')', 'to close env(…)');
+  } else if (c.is('file') && c.peek(1).type === 'string') {
+    c.next();
+    source = { kind: 'file', path: String(c.next().value) };
+  } else if (c.tok.type === 'string') {
+    c.next();
+    source = { kind: 'literal' };
+  } else {
+    c.fail(`expected env("VAR"), file "path" or a string after 'from', found ${describe(c.tok)}`);
+  }
+  endMember(c, 'secret declaration');
+  return { name, source, loc };
 }
 
 function parseMember(c: TokenCursor, robot: RobotDecl): void {
@@ -190,6 +220,11 @@ function parseMember(c: TokenCursor, robot: RobotDecl): void {
       return;
     case 'kill_switch':
       robot.killSwitches.push(parseKillSwitch(c));
+      return;
+    case 'secret':
+      // `secret NAME from …;`; other shapes stay generic members.
+      if (!c.isIdent(1) || !c.is('from', 2)) break;
+      robot.secrets.push(committed(() => parseSecret(c)));
       return;
     case 'health_check':
       robot.healthChecks.push(parseHealthCheck(c));
