@@ -96,7 +96,7 @@ export class DeploymentService {
     const config = this.config;
     const evaluation = evaluateReadinessDetailed(program, { config });
     const r = evaluation.report;
-    const audit = safetyAudit(program, { config, hardware: evaluation.hardware, minimum: evaluation.minimum });
+    const audit = safetyAudit(program, { config, minimum: evaluation.minimum });
     const failedRows = evaluation.traceability.capability_rows.filter((row) => row.status === 'FAIL').length;
     const traceErrors = evaluation.traceability.errors.length;
     const healthIssues = r.issues.filter((i) => i.factor === 'Health' && (i.severity === 'High' || i.severity === 'Critical')).length;

@@ -8,7 +8,7 @@
 import type { AnalysisOptions } from '../analysis/options.js';
 import { analyseCapabilities, minimumCapabilities, type MinimumCapabilitiesResult } from '../analysis/capability-inference.js';
 import { staticHealth } from '../analysis/health.js';
-import { runHardwareVerification, type HardwareVerification } from '../analysis/verify-hardware.js';
+import { verifyHardware } from '../analysis/verify-hardware.js';
 import type { Program } from '../language/ast.js';
 import { auditProgramSecurity } from './security-audit.js';
 
@@ -32,8 +32,7 @@ export interface SafetyAudit {
 export type SafetyAuditReport = SafetyAudit;
 
 export interface SafetyAuditOptions extends Pick<AnalysisOptions, 'config' | 'target'> {
-  /** Reuse an evaluation the caller already ran (readiness computes both). */
-  hardware?: HardwareVerification;
+  /** Reuse the minimum-capability evaluation the caller already ran (readiness computes it). */
   minimum?: MinimumCapabilitiesResult;
 }
 
@@ -64,7 +63,8 @@ export function safetyAudit(program: Program, opts: SafetyAuditOptions = { confi
     if (robot.modes.length === 0) add('medium', 'robot_modes', `Robot '${robot.name}' declares no modes`);
   }
 
-  const hardware = opts.hardware ?? runHardwareVerification(program, { config: opts.config, target: opts.target ?? null });
+  // The verify report's items (docs/program-language.md §13), certification warning included.
+  const hardware = verifyHardware(program, { config: opts.config, target: opts.target ?? null });
   for (const item of hardware.items) {
     if (item.severity === 'error') add('critical', 'verification', item.message);
     else if (item.severity === 'warning') add('medium', 'verification', item.message);
