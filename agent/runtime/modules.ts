@@ -11,6 +11,7 @@ import { chaosModule } from '../chaos/module.js';
 import { metaModule } from '../meta/module.js';
 import { observabilityModule } from '../observability/module.js';
 import { operatorModule } from '../operator/module.js';
+import { otaModule } from '../ota/module.js';
 import { outboundModule } from '../outbound/module.js';
 import { programsModule } from '../programs/module.js';
 import { recoveryModule } from '../recovery/module.js';
@@ -39,6 +40,7 @@ export const MODULES: readonly DomainModule[] = [
   chaosModule,
   decisionsModule,
   autonomyModule,
+  otaModule,
   metaModule,
   rpcModule,
 ];

@@ -87,6 +87,22 @@ export interface Settings {
   deployAgentsFile: string;
   /** `SVC_OUTBOUND_CA_FILE`: PEM roots trusted by outbound HTTPS besides the system store (agent/outbound). */
   outboundCaFile: string | null;
+  /** OTA rollouts (docs/operations.md § Rollouts, docs/configuration.md). */
+  ota: OtaSettings;
+}
+
+/** OTA rollout settings (docs/operations.md § Rollouts). */
+export interface OtaSettings {
+  /** `SVC_OTA_SIGNING_KEY`: a PEM or JWK Ed25519 private key signs with Ed25519; any other value is an HMAC-SHA256 secret; null = unsigned bundles. */
+  signingKey: string | null;
+  /** `SVC_OTA_VERIFY_KEY`: what a deploy target verifies bundles with (PEM/JWK Ed25519 public key, or the HMAC secret); falls back to the signing key. */
+  verifyKey: string | null;
+  /** `SVC_OTA_REQUIRE_CERTIFY` ∈ 1/true/yes. */
+  requireCertify: boolean;
+  /** `SVC_PRODUCTION_POLICY` = `production` (any case): forces the strict certification gate. */
+  productionPolicy: boolean;
+  /** `SVC_OTA_ROLLBACK_ON_READINESS_FAIL` ∈ 1/true/yes. */
+  rollbackOnReadinessFail: boolean;
 }
 
 /** `svc serve --relay URL --enroll-token TOKEN` or their variables (docs/configuration.md § Relay). */
@@ -280,5 +296,12 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       const v = text(env, 'SVC_OUTBOUND_CA_FILE');
       return v ? path.resolve(cwd, v.trim()) : null;
     })(),
+    ota: {
+      signingKey: text(env, 'SVC_OTA_SIGNING_KEY'),
+      verifyKey: text(env, 'SVC_OTA_VERIFY_KEY'),
+      requireCertify: ['1', 'true', 'yes'].includes((env['SVC_OTA_REQUIRE_CERTIFY'] ?? '').trim().toLowerCase()),
+      productionPolicy: (env['SVC_PRODUCTION_POLICY'] ?? '').trim().toLowerCase() === 'production',
+      rollbackOnReadinessFail: ['1', 'true', 'yes'].includes((env['SVC_OTA_ROLLBACK_ON_READINESS_FAIL'] ?? '').trim().toLowerCase()),
+    },
   };
 }
