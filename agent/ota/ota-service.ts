@@ -336,6 +336,8 @@ export class OtaService {
           step.duration_ms = Date.now() - t0;
           if (r.ok) {
             updated.add(i);
+            // Took the update; its readiness is measured once the whole batch is through.
+            step.status = 'updated';
             step.detail = r.detail;
           } else {
             failures += 1;
@@ -350,7 +352,7 @@ export class OtaService {
       // Phase 2: readiness re-measured for every target of the batch that took the update.
       for (const i of batch.steps) {
         const step = steps[i]!;
-        if (step.status !== 'in_progress') continue;
+        if (step.status !== 'updated') continue;
         const readiness = await targets[i]!.readiness();
         step.readiness = readiness;
         if (readiness.ready) step.status = 'deployed';

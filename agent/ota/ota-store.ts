@@ -7,13 +7,14 @@ import { JsonStore } from '../state/json-store.js';
  *   target runs, changed only by a rollout that succeeded; history keeps the last 200 results;
  * - `<state dir>/ota/rollout.json` `{rollout}` — the running rollout, rewritten after every step, then
  *   the last one finished. A `running` rollout found when the service opens was cut short by a restart:
- *   it is reported as `interrupted` (with the steps that completed) and not resumed, because a target
+ *   it is reported as `interrupted` (steps that completed keep their status; `updated` = took the update,
+ *   readiness not measured yet; the rest become `interrupted`) and is not resumed, because a target
  *   caught mid-update needs an operator's look before anything is sent again.
  */
 export interface RolloutStep {
   robot_name: string;
   hardware: string;
-  status: 'pending' | 'in_progress' | 'deployed' | 'rolled_back' | 'skipped' | 'failed' | 'interrupted';
+  status: 'pending' | 'in_progress' | 'updated' | 'deployed' | 'rolled_back' | 'skipped' | 'failed' | 'interrupted';
   version: string;
   phase_percent: number | null;
   batch?: number | null;

@@ -86,7 +86,7 @@ describe.skipIf(!socatAvailable)(`OTA firmware rollouts to emulated serial contr
     const perDevice = r.body.rollout.steps.map((s: any) => s.duration_ms as number);
     process.stdout.write(
       `[ota bench] firmware canary rollout: ${ids.length} emulated serial devices, image ${IMAGE_BYTES} B, canary 25 % then 75 %: total ${total} ms; ` +
-        `per-device flash ms ${perDevice.join('/')} (mean ${Math.round(perDevice.reduce((x, y) => x + y, 0) / perDevice.length)}); ` +
+        `per-device flash ms ${perDevice.join('/')} (mean ${Math.round(perDevice.reduce((x: number, y: number) => x + y, 0) / perDevice.length)}); ` +
         `${Math.round((IMAGE_BYTES * ids.length) / (total / 1000) / 1024)} KiB/s delivered\n`,
     );
   }, 120_000);

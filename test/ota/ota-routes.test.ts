@@ -86,7 +86,7 @@ describe('OTA plan, execute and status routes', () => {
     expect(ok.body.program_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(ok.body.rollout.steps).toEqual([expect.objectContaining({ robot_name: 'SoilStation', hardware: 'ESP32', status: 'pending', phase_percent: 100 })]);
     expect(ok.body.certification_proof).toMatchObject({ passed: true, passed_strict: false });
-    for (const env of [{ SVC_OTA_REQUIRE_CERTIFY: 'yes' }, { SVC_PRODUCTION_POLICY: 'Production' }]) {
+    for (const env of [{ SVC_OTA_REQUIRE_CERTIFY: 'yes' }, { SVC_PRODUCTION_POLICY: 'Production' }] as Record<string, string>[]) {
       const b = await otaAgent({ programPath: SOIL_PROGRAM, env });
       agents.push(b);
       const blocked = await b.json('/v1/ota/plan', post({ strategy: 'all', version: '1' }, ADMIN));
