@@ -205,12 +205,16 @@ export class TargetService {
     return out;
   }
 
-  /** `POST /v1/rollback`: the previous install becomes current again (program and firmware images). */
+  /**
+   * `POST /v1/rollback`: the previous install becomes current again (its program, and the previous
+   * images of the devices the current install flashed). After a first install, "previous" is what the
+   * agent ran before it: the program it was started with and the devices' kept images.
+   */
   async rollback(target: string | undefined) {
     const s = this.store.data;
     if (target && s.target && target !== s.target) throw badRequest(`this agent is deploy target '${s.target}', not '${target}'`);
-    if (!s.current || !s.previous) {
-      return { ok: false, target: s.target ?? target ?? null, version: s.current?.version ?? null, previous_version: null, error: 'no previous version to roll back to' };
+    if (!s.current) {
+      return { ok: false, target: s.target ?? target ?? null, version: null, previous_version: s.previous?.version ?? null, error: 'no installed version to roll back' };
     }
     if (this.busy) throw conflict('a rollout or rollback is already being installed');
     this.busy = true;
@@ -218,16 +222,16 @@ export class TargetService {
       const current = s.current;
       const previous = s.previous;
       const firmware = await this.reflashPrevious(current.firmware);
-      const programFile = previous.program_file && fs.existsSync(previous.program_file) ? previous.program_file : this.startProgram;
+      const programFile = previous?.program_file && fs.existsSync(previous.program_file) ? previous.program_file : this.startProgram;
       this.store.change((x) => {
         x.current = previous;
         x.previous = current;
       });
       const ok = firmware.every((f) => f.ok);
-      this.record('rollback', previous.version, ok, ok ? undefined : 'a device kept the newer firmware');
+      this.record('rollback', previous?.version ?? '(before the first rollout)', ok, ok ? undefined : 'a device kept the newer firmware');
       await this.store.commit();
       switchServedProgram(this.deps.project, this.deps.programs, programFile);
-      return { ok, target: s.target, version: previous.version, previous_version: current.version, firmware, ...(ok ? {} : { error: 'a device could not be re-flashed' }) };
+      return { ok, target: s.target, version: previous?.version ?? null, previous_version: current.version, firmware, ...(ok ? {} : { error: 'a device could not be re-flashed' }) };
     } finally {
       this.busy = false;
     }

@@ -126,4 +126,43 @@ describe.skipIf(!socatAvailable)(`OTA firmware rollouts to emulated serial contr
     expect((await a.json('/v1/alerts', bearer(ADMIN))).body.alerts).toContainEqual(expect.objectContaining({ source: 'firmware-update', alert_type: 'recovery_failed' }));
     process.stdout.write(`[ota bench] failing canary (2 devices flashed in parallel, 1 self-test failure, 1 rollback re-flash): ${total} ms\n`);
   }, 120_000);
+
+  it('firmware inside a signed bundle: a remote agent flashes its own controller, reports the version, and rolls back to the kept image', async () => {
+    const secret = 'fw-bundle-secret';
+    const line = await startSocatPair();
+    pairs.push(line);
+    const robot = await otaAgent({ configPath: project(['mc-9']), env: { SVC_HAL_SERIAL_PORTS: line.a, SVC_OTA_VERIFY_KEY: secret } });
+    agents.push(robot);
+    children.push(simDevice(['--serial', line.b, '--id', 'mc-9', '--type', 'motor_controller', '--firmware', '1.0.0']));
+    await robot.agent.services.deviceHub.start(3000);
+    await eventually(() => robot.json('/v1/devices/mc-9', bearer(ADMIN)), (r) => r.status === 200 && r.body.device.firmware_version === '1.0.0', 20_000, 100);
+    expect((await robot.json('/v1/devices/mc-9/firmware', post({ version: '1.5.0', image_base64: image(3) }, ADMIN))).body.ok).toBe(true);
+
+    const { tempDir } = await import('../helpers/agent-harness.js');
+    const ccState = tempDir('svc-ota-fwcc-');
+    fs.writeFileSync(path.join(ccState, 'deploy-agents.json'), JSON.stringify({ agents: [{ target: 'Rover@Pi', url: robot.baseUrl, token: DEVELOPER }] }));
+    const cc = await otaAgent({ stateDir: ccState, env: { SVC_OTA_SIGNING_KEY: secret } });
+    agents.push(cc);
+    const r = await cc.json(
+      '/v1/ota/execute',
+      post({ strategy: 'all', version: 'bundle-2', assignments: [{ robot_name: 'Rover', hardware: 'Pi' }], firmware: { version: '2.0.0', device_type: 'motor_controller', image_base64: image(4) } }, ADMIN),
+    );
+    expect(r.body.rollout.steps[0]).toMatchObject({ target: 'Rover@Pi', status: 'deployed', version: 'bundle-2' });
+    expect((await robot.json('/v1/devices/mc-9', bearer(ADMIN))).body.device.firmware_version).toBe('2.0.0');
+    expect((await robot.json('/v1/status')).body).toMatchObject({ target: 'Rover@Pi', current_version: 'bundle-2', firmware_version: '2.0.0', signature_verified: true });
+
+    // A bundle whose image does not match its digest is refused before any device is touched.
+    const { canonicalBundle, signBundle } = await import('../../agent/ota/bundle.js');
+    const item = { version: '3.0.0', device_type: 'motor_controller', image_sha256: 'ab'.repeat(32) };
+    const bundle = canonicalBundle({ version: 'bundle-3', firmware: [item] });
+    const bad = await robot.json('/v1/rollout', post({ ...bundle, target: 'Rover@Pi', firmware: [{ ...item, image_base64: image(5) }], ...signBundle(bundle, secret) }, DEVELOPER));
+    expect(bad.body.error).toBe('rollout refused: firmware 3.0.0 image does not match its image_sha256');
+
+    const back = await robot.json('/v1/rollback', post({}, DEVELOPER));
+    expect(back.body).toMatchObject({ ok: true, firmware: [{ device_id: 'mc-9', ok: true, detail: 're-flashed 1.5.0' }] });
+    expect((await robot.json('/v1/devices/mc-9', bearer(ADMIN))).body.device.firmware_version).toBe('1.5.0');
+    expect((await robot.json('/v1/status')).body).toMatchObject({ current_version: null, previous_version: 'bundle-2' });
+    const again = await robot.json('/v1/rollback', post({}, DEVELOPER));
+    expect(again.body).toMatchObject({ ok: false, error: 'no installed version to roll back' });
+  }, 120_000);
 });
