@@ -1,7 +1,7 @@
 import { lazy } from '../core/lazy.js';
 import { defineModule } from '../core/module.js';
 import { otaHandlers } from './handlers.js';
-import { installedProgram, switchServedProgram } from './target-service.js';
+import { installedProgram, switchServedProgram } from './served-program.js';
 
 /**
  * OTA rollouts (docs/operations.md § Rollouts). Both services load on first use (core/lazy.ts). At

@@ -270,7 +270,14 @@ export class OtaService {
     try {
       await this.save(active);
       this.emit(plan, 'OtaRolloutStarted', { artifact: body.version, targets: targets.length, strategy, dry_run: false });
-      await this.runBatches(active, targets, sched, body, strategy);
+      try {
+        await this.runBatches(active, targets, sched, body, strategy);
+      } catch (err) {
+        // Unexpected (a target's code threw): the rollout stops here, recorded as halted, never left "running".
+        active.halted = true;
+        active.halt_reason = `rollout stopped by an error: ${(err as Error).message}`;
+        for (const s of rollout.steps) if (s.status === 'pending' || s.status === 'in_progress') Object.assign(s, { status: 'failed', detail: active.halt_reason });
+      }
       // Every processed step ended deployed; skipped steps do not count against it.
       rollout.success = rollout.steps.every((s) => s.status === 'deployed' || s.status === 'skipped');
       active.status = rollout.success ? 'succeeded' : 'failed';

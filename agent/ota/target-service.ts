@@ -15,6 +15,7 @@ import type { OtaSettings } from '../settings/settings.js';
 import { writeFileDurably } from '../state/durable-file.js';
 import { JsonStore } from '../state/json-store.js';
 import { canonicalBundle, verifyBundle } from './bundle.js';
+import { switchServedProgram, targetStateFile } from './served-program.js';
 import { firmwareDevices } from './targets.js';
 
 /**
@@ -53,29 +54,6 @@ export interface TargetDeps {
 
 const VERSION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
-
-export function targetStateFile(stateDir: string): string {
-  return path.join(stateDir, 'ota', 'target-state.json');
-}
-
-/**
- * The served program a previous rollout installed, read at start so a restarted agent keeps serving it
- * (a plain read: this runs on every start, before the OTA code is loaded).
- */
-export function installedProgram(stateDir: string): string | null {
-  try {
-    const s = JSON.parse(fs.readFileSync(targetStateFile(stateDir), 'utf8')) as TargetState;
-    const file = s.current?.program_file ?? null;
-    return file && fs.existsSync(file) ? file : null;
-  } catch {
-    return null;
-  }
-}
-
-export function switchServedProgram(project: ProjectContext, programs: ProgramService, file: string | null): void {
-  programs.workspace.programPath = file;
-  (project as { programPath: string | null }).programPath = file;
-}
 
 export class TargetService {
   private busy = false;
