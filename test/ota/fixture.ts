@@ -30,11 +30,12 @@ export function post(body: unknown, key?: string): RequestInit {
 
 export const bearer = (key: string): RequestInit => ({ headers: { authorization: `Bearer ${key}` } });
 
-export async function otaAgent(opts: { env?: Record<string, string>; programPath?: string | null; configPath?: string | null; stateDir?: string } = {}): Promise<RunningAgent> {
+export async function otaAgent(opts: { env?: Record<string, string>; programPath?: string | null; configPath?: string | null; stateDir?: string; grpc?: boolean } = {}): Promise<RunningAgent> {
   return startAgent({
     env: { SVC_API_KEY: ADMIN, SVC_API_KEYS_FILE: keysFile(), ...(opts.env ?? {}) },
     programPath: opts.programPath ?? null,
     configPath: opts.configPath ?? null,
     ...(opts.stateDir ? { stateDir: opts.stateDir } : {}),
+    ...(opts.grpc ? { grpcBind: '127.0.0.1:0' } : {}),
   });
 }
