@@ -50,6 +50,17 @@ interface DeployPlan {
 
 const GATE_MISSING = 'Deploy plan missing certification proof summary';
 
+type Body = OtaBody & { strategy: string; version: string };
+
+/** The two required fields, with the reference's decoder wording when one is absent. */
+function required(body: OtaBody): Body {
+  for (const field of ['strategy', 'version'] as const) {
+    if (body[field] === undefined) throw badRequest(`missing field \`${field}\``);
+  }
+  if (body.version === '') throw badRequest("invalid field 'version': must not be empty");
+  return body as Body;
+}
+
 /**
  * OTA rollouts as the control center runs them (docs/operations.md § Rollouts): plans with their
  * certification gate, and executions batch by batch with readiness gates, halting and rollback,
@@ -79,13 +90,13 @@ export class OtaService {
     return { version: API_VERSION, state: { current_version: s.current_version, previous_version: s.previous_version, history: s.history }, rollout: this.deps.rolloutStore.data.rollout };
   }
 
-  private requireCertify(body: OtaBody): boolean {
+  private requireCertify(body: Body): boolean {
     const o = this.deps.settings.ota;
     return body.require_certify === true || o.requireCertify || o.productionPolicy;
   }
 
   /** §4.2: program label, source and hash, assignments and certifications from the program, the proof and the gate. */
-  private buildPlan(body: OtaBody): DeployPlan {
+  private buildPlan(body: Body): DeployPlan {
     const plan: DeployPlan = { program: 'control-center', source: null, version: body.version, program_hash: null, assignments: [...(body.assignments ?? [])], certifications: [], certification_proof: null };
     const file = this.deps.programPath();
     if (file) {
@@ -115,7 +126,7 @@ export class OtaService {
     return p ? { passed: p.passed, passed_strict: p.passed_strict, summary: p.summary, error_count: p.error_count, warning_count: p.warning_count } : null;
   }
 
-  private firmwareImage(body: OtaBody): Uint8Array | null {
+  private firmwareImage(body: Body): Uint8Array | null {
     if (!body.firmware) return null;
     const image = Buffer.from(body.firmware.image_base64, 'base64');
     if (image.length === 0) throw badRequest('firmware.image_base64 decodes to an empty image');
@@ -123,17 +134,17 @@ export class OtaService {
   }
 
   /** Local firmware rollout: a `firmware` body without explicit assignments targets this agent's devices. */
-  private isLocalFirmware(body: OtaBody): boolean {
+  private isLocalFirmware(body: Body): boolean {
     return body.firmware !== undefined && (body.assignments ?? []).length === 0;
   }
 
-  private selection(body: OtaBody): NonNullable<OtaBody['firmware']> {
+  private selection(body: Body): NonNullable<OtaBody['firmware']> {
     const fw = body.firmware!;
     if (!fw.device_type && !(fw.device_ids && fw.device_ids.length > 0)) throw badRequest('firmware needs device_type or device_ids to choose the devices');
     return fw;
   }
 
-  private targetsOf(body: OtaBody, plan: DeployPlan, image: Uint8Array | null): RolloutTarget[] {
+  private targetsOf(body: Body, plan: DeployPlan, image: Uint8Array | null): RolloutTarget[] {
     const d = this.deps;
     if (this.isLocalFirmware(body)) {
       const fw = this.selection(body);
@@ -147,7 +158,7 @@ export class OtaService {
   }
 
   /** The body sent to deploy agents: the signed canonical bundle (source text, not a path) plus unsigned extras. */
-  private bundleFor(plan: DeployPlan, body: OtaBody, image: Uint8Array | null): Record<string, unknown> {
+  private bundleFor(plan: DeployPlan, body: Body, image: Uint8Array | null): Record<string, unknown> {
     const firmware = body.firmware && image
       ? [{ version: body.firmware.version, image_sha256: sha256Hex(image), ...(body.firmware.device_type ? { device_type: body.firmware.device_type } : {}), ...(body.firmware.device_ids ? { device_ids: body.firmware.device_ids } : {}) }]
       : undefined;
@@ -188,15 +199,15 @@ export class OtaService {
     });
   }
 
-  private rolloutShell(strategy: Strategy, body: OtaBody, steps: RolloutStep[], sched: Schedule): RolloutResult {
+  private rolloutShell(strategy: Strategy, body: Body, steps: RolloutStep[], sched: Schedule): RolloutResult {
     return {
       strategy,
       version: body.version,
       dry_run: body.dry_run === true,
       steps,
       success: !steps.some((s) => s.status === 'failed'),
-      // Additive: the schedule a client can show (phases for staged; batches always).
-      ...(sched.phases ? { phases: sched.phases } : {}),
+      // Additive: the schedule a client can show.
+      phases: sched.phases,
       batches: sched.batches.map((b) => ({ index: b.index, phase_percent: b.phase_percent, targets: b.steps.length, ...(b.condition ? { condition: b.condition } : {}) })),
     };
   }
@@ -217,7 +228,7 @@ export class OtaService {
   }
 
   /** Plan targets without touching any: agents of the plan, or the local devices of a firmware rollout. */
-  private planTargets(body: OtaBody, plan: DeployPlan) {
+  private planTargets(body: Body, plan: DeployPlan) {
     if (this.isLocalFirmware(body)) {
       const fw = this.selection(body);
       return firmwareDevices(this.deps.devices, fw).map((d) => ({ robot_name: d.assigned_robot ?? d.robot_id ?? d.id, hardware: d.device_type ?? 'device', key: `device:${d.id}`, device_id: d.id }));
@@ -226,7 +237,8 @@ export class OtaService {
   }
 
   /** `POST /v1/ota/plan` (and execute's dry run): §4.2–§4.3, steps `pending`, events Started + Completed. */
-  plan(body: OtaBody) {
+  plan(raw: OtaBody) {
+    const body = required(raw);
     const strategy = normalizeStrategy(body.strategy);
     const plan = this.buildPlan(body);
     this.firmwareImage(body);
@@ -240,7 +252,8 @@ export class OtaService {
   }
 
   /** `POST /v1/ota/execute`. */
-  async execute(body: OtaBody) {
+  async execute(raw: OtaBody) {
+    const body = required(raw);
     if (body.dry_run === true) {
       const planned = this.plan(body);
       return { version: API_VERSION, dry_run: true, rollout: planned.rollout };
@@ -304,7 +317,7 @@ export class OtaService {
     await this.deps.rolloutStore.commit();
   }
 
-  private async runBatches(active: ActiveRollout, targets: RolloutTarget[], sched: Schedule, body: OtaBody, strategy: Strategy): Promise<void> {
+  private async runBatches(active: ActiveRollout, targets: RolloutTarget[], sched: Schedule, body: Body, strategy: Strategy): Promise<void> {
     const steps = active.rollout.steps;
     const threshold = body.success_threshold ?? 1;
     const budget = body.disruption_budget ?? null;

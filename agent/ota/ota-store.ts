@@ -31,7 +31,7 @@ export interface RolloutResult {
   dry_run: boolean;
   steps: RolloutStep[];
   success: boolean;
-  phases?: number[];
+  phases: number[];
   batches?: { index: number; phase_percent: number; targets: number; condition?: string }[];
 }
 

@@ -115,7 +115,8 @@ export interface Schedule {
   /** Per step: in the plan's deploy subset, its `phase_percent`, its batch (1-based, null when skipped). */
   steps: { inSubset: boolean; phase_percent: number; batch: number | null }[];
   batches: Batch[];
-  phases: number[] | null;
+  /** Cumulative percent of the targets after each batch: the staged phases, or what the strategy implies. */
+  phases: number[];
 }
 
 export const DEFAULT_PHASES = [10, 50, 100];
@@ -129,7 +130,11 @@ export const DEFAULT_PHASES = [10, 50, 100];
 export function schedule(n: number, strategy: Strategy, opts: { canaryPercent?: number | undefined; phases?: number[] | undefined; promote?: boolean | undefined }): Schedule {
   const steps: Schedule['steps'] = Array.from({ length: n }, () => ({ inSubset: false, phase_percent: 0, batch: null }));
   const batches: Batch[] = [];
-  if (n === 0) return { steps, batches, phases: strategy === 'staged' ? normalizePhases(opts.phases) : null };
+  const p = Math.min(100, Math.max(1, Math.trunc(opts.canaryPercent ?? 10)));
+  // The cumulative schedule every rollout echoes: the staged phases, or what the strategy implies.
+  const phases =
+    strategy === 'staged' ? normalizePhases(opts.phases) : strategy === 'canary' ? (opts.promote === false || p === 100 ? [p] : [p, 100]) : strategy === 'blue_green' ? [50] : [100];
+  if (n === 0) return { steps, batches, phases };
   const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from) }, (_, i) => from + i);
   const take = (idx: number[], phase: number, condition?: string) => {
     if (idx.length === 0) return;
@@ -139,12 +144,10 @@ export function schedule(n: number, strategy: Strategy, opts: { canaryPercent?: 
   if (strategy === 'all') {
     take(range(0, n), 100);
   } else if (strategy === 'canary') {
-    const p = Math.min(100, Math.max(1, Math.trunc(opts.canaryPercent ?? 10)));
     const k = Math.min(n, Math.max(1, Math.ceil((n * p) / 100)));
     take(range(0, k), p);
     if (opts.promote !== false && k < n) take(range(k, n), 100, 'after the canary batch passes (execute only)');
   } else if (strategy === 'staged') {
-    const phases = normalizePhases(opts.phases);
     let from = 0;
     for (const ph of phases) {
       const to = Math.min(n, Math.max(1, Math.ceil((n * ph) / 100)));
@@ -155,10 +158,10 @@ export function schedule(n: number, strategy: Strategy, opts: { canaryPercent?: 
   } else {
     take(range(0, Math.max(1, Math.floor(n / 2))), 50);
   }
-  return finish(steps, batches, null, strategy);
+  return finish(steps, batches, phases, strategy);
 }
 
-function finish(steps: Schedule['steps'], batches: Batch[], phases: number[] | null, strategy: Strategy): Schedule {
+function finish(steps: Schedule['steps'], batches: Batch[], phases: number[], strategy: Strategy): Schedule {
   for (const b of batches) {
     for (const i of b.steps) {
       const promotion = b.condition !== undefined;

@@ -20,10 +20,14 @@ const firmwareSchema = z.object({
   device_ids: z.array(z.string().min(1).max(256)).max(1000).optional(),
 });
 
+/**
+ * `strategy` and `version` are required, but checked by the service so that a missing one reads as
+ * the reference's decoder text, ``missing field `strategy` `` (docs/operations.md § Rollouts).
+ */
 export const otaBodySchema = z.lazy(() =>
   z.object({
-    strategy: z.string().max(64),
-    version: z.string().min(1, 'missing version').max(128),
+    strategy: z.string().max(64).optional(),
+    version: z.string().max(128).optional(),
     canary_percent: z.number().int().min(0).max(255).optional(),
     dry_run: z.boolean().optional(),
     assignments: z.array(assignment).max(10_000).optional(),

@@ -45,6 +45,7 @@ describe('OTA plan, execute and status routes', () => {
       { index: 1, phase_percent: 50, targets: 2 },
       { index: 2, phase_percent: 100, targets: 2, condition: expect.stringContaining('canary') },
     ]);
+    expect(r.body.rollout.phases).toEqual([50, 100]);
     expect(r.body.program).toBe('control-center');
     expect(seen.map((e) => e.type)).toEqual(['OtaRolloutStarted', 'OtaRolloutCompleted']);
     expect(seen[0]).toMatchObject({ source: 'svc-ota', entity_id: 'ota/control-center', payload: { fleet_id: 'ota/control-center', artifact: '2.0', targets: 4, strategy: 'canary', dry_run: false } });
@@ -63,10 +64,10 @@ describe('OTA plan, execute and status routes', () => {
     expect(custom.body.rollout.phases).toEqual([25, 100]);
     expect(custom.body.rollout.batches.map((b: any) => b.targets)).toEqual([3, 7]);
     const bg = await a.json('/v1/ota/plan', post({ strategy: 'bluegreen', version: '3', assignments: FOUR.slice(0, 3) }, ADMIN));
-    expect(bg.body.rollout.strategy).toBe('blue_green');
+    expect(bg.body.rollout).toMatchObject({ strategy: 'blue_green', phases: [50] });
     expect(bg.body.rollout.steps.map((s: any) => [s.status, s.phase_percent])).toEqual([['pending', 50], ['skipped', 0], ['skipped', 0]]);
     const all = await a.json('/v1/ota/plan', post({ strategy: 'whatever', version: '3', assignments: FOUR, dry_run: true }, ADMIN));
-    expect(all.body.rollout).toMatchObject({ strategy: 'all', dry_run: true });
+    expect(all.body.rollout).toMatchObject({ strategy: 'all', dry_run: true, phases: [100] });
     expect(all.body.rollout.steps.every((s: any) => s.status === 'pending' && s.phase_percent === 100)).toBe(true);
     const empty = await a.json('/v1/ota/plan', post({ strategy: 'canary', version: '3' }, ADMIN));
     expect(empty.body.rollout).toMatchObject({ steps: [], success: true });
@@ -137,8 +138,9 @@ describe('OTA plan, execute and status routes', () => {
     expect((await a.json('/v1/ota/status', bearer(OPERATOR))).status).toBe(200);
     const missing = await a.json('/v1/ota/plan', post({ version: '1' }, ADMIN));
     expect(missing.status).toBe(400);
-    expect(missing.body).toMatchObject({ code: 'bad_request', error: 'missing strategy' });
-    expect((await a.json('/v1/ota/execute', post({ strategy: 'all' }, ADMIN))).body.error).toBe('missing version');
+    expect(missing.body).toMatchObject({ code: 'bad_request', error: 'missing field `strategy`' });
+    expect((await a.json('/v1/ota/execute', post({ strategy: 'all' }, ADMIN))).body.error).toBe('missing field `version`');
+    expect((await a.json('/v1/ota/plan', post({ strategy: 7, version: '1' }, ADMIN))).body.error).toMatch(/^invalid field 'strategy'/);
     const badJson = await a.json('/v1/ota/plan', post('{"strategy":', ADMIN));
     expect(badJson.status).toBe(400);
     const badAssign = await a.json('/v1/ota/plan', post({ strategy: 'all', version: '1', assignments: [{ robot_name: 'r1' }] }, ADMIN));
