@@ -296,6 +296,16 @@ export class OtaService {
       active.status = rollout.success ? 'succeeded' : 'failed';
       active.finished_at_ms = Date.now();
       if (rollout.success) this.applyDeployState(rollout);
+      if (active.halted) {
+        // A halted rollout reaches the alert pipeline (and its channels): someone should look at the fleet.
+        const back = rollout.steps.filter((s) => s.status === 'rolled_back').length;
+        this.deps.alerts.raise({
+          alert_type: 'readiness_failed',
+          severity: 'warning',
+          source: OTA_EVENT_SOURCE,
+          message: `OTA rollout ${active.id} (${rollout.version}, ${strategy}) halted: ${active.halt_reason}; ${back} target(s) rolled back`,
+        });
+      }
       await this.save(active);
       if (rollout.success) {
         try {

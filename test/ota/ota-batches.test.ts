@@ -71,6 +71,8 @@ describe('OTA execution batches: thresholds, disruption budget, blue/green', () 
     expect(fake.calls.slice(0, 4)).toEqual(['rollout a1', 'readiness a1', 'rollout a2', 'readiness a2']);
     expect(fake.calls.slice(4, 7).sort()).toEqual(['readiness a4', 'rollout a3', 'rollout a4']);
     expect(fake.calls.slice(7)).toEqual(['rollback a4', 'rollback a2', 'rollback a1']);
+    const alerts = (await a.json('/v1/alerts', bearer(ADMIN))).body.alerts;
+    expect(alerts).toContainEqual(expect.objectContaining({ source: 'svc-ota', alert_type: 'readiness_failed', severity: 'warning', message: expect.stringMatching(/halted: batch 3: .*; 3 target\(s\) rolled back$/) }));
     expect((await a.json('/v1/ota/status', bearer(ADMIN))).body.state.current_version).toEqual({});
   });
 
