@@ -19,7 +19,7 @@ import type { OtaSettings } from '../settings/settings.js';
 import { canonicalBundle, signBundle } from './bundle.js';
 import { HISTORY_LIMIT, type ActiveRollout, type DeployState, type RolloutResult, type RolloutStep } from './ota-store.js';
 import { assignmentsOf, certificationProof, certificationsOf, normalizeStrategy, schedule, type CertificationProof, type Schedule, type Strategy } from './plan.js';
-import { FirmwareDeviceTarget, firmwareDevices, RemoteAgentTarget, type RolloutTarget } from './targets.js';
+import { FirmwareDeviceTarget, firmwareDevices, RemoteAgentTarget, unknownDevices, type RolloutTarget } from './targets.js';
 
 export const OTA_EVENT_SOURCE = 'svc-ota';
 
@@ -141,6 +141,8 @@ export class OtaService {
   private selection(body: Body): NonNullable<OtaBody['firmware']> {
     const fw = body.firmware!;
     if (!fw.device_type && !(fw.device_ids && fw.device_ids.length > 0)) throw badRequest('firmware needs device_type or device_ids to choose the devices');
+    const unknown = unknownDevices(this.deps.devices, fw);
+    if (unknown.length > 0) throw badRequest(`firmware.device_ids: unknown device '${unknown[0]}'`);
     return fw;
   }
 

@@ -16,7 +16,7 @@ import { writeFileDurably } from '../state/durable-file.js';
 import { JsonStore } from '../state/json-store.js';
 import { canonicalBundle, verifyBundle } from './bundle.js';
 import { switchServedProgram, targetStateFile } from './served-program.js';
-import { firmwareDevices } from './targets.js';
+import { firmwareDevices, unknownDevices } from './targets.js';
 
 /**
  * This agent as a deploy target (docs/operations.md § Rollouts, "This agent as a target"): it installs
@@ -119,6 +119,10 @@ export class TargetService {
       if (sha256(bytes) !== f.image_sha256) throw badRequest(`rollout refused: firmware ${f.version} image does not match its image_sha256`);
       return { item: f, bytes: new Uint8Array(bytes) };
     });
+    const missing = images.flatMap(({ item }) => unknownDevices(this.deps.devices, item));
+    if (missing.length > 0) {
+      return { ok: false, target: body.target, version: body.version, previous_version: this.store.data.current?.version ?? null, error: `firmware for unknown device '${missing[0]}'` };
+    }
     if (this.busy) throw conflict('a rollout or rollback is already being installed');
     this.busy = true;
     const previousVersion = this.store.data.current?.version ?? null;

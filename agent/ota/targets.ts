@@ -104,6 +104,11 @@ export interface FirmwareDeps {
   stateDir: string;
 }
 
+/** Ids of `device_ids` the registry does not know. */
+export function unknownDevices(devices: DeviceRegistry, sel: { device_ids?: string[] | undefined }): string[] {
+  return (sel.device_ids ?? []).filter((id) => devices.get(id) === undefined);
+}
+
 /** Devices of this agent a firmware rollout targets: by ids, else by type, in registry (id) order. */
 export function firmwareDevices(devices: DeviceRegistry, sel: { device_type?: string | undefined; device_ids?: string[] | undefined }): DeviceRecord[] {
   const all = devices.list();

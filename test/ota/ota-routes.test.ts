@@ -149,6 +149,8 @@ describe('OTA plan, execute and status routes', () => {
     expect(badPhase.status).toBe(400);
     const noDevices = await a.json('/v1/ota/plan', post({ strategy: 'all', version: '1', firmware: { version: '2', image_base64: 'AAAA' } }, ADMIN));
     expect(noDevices.body.error).toBe('firmware needs device_type or device_ids to choose the devices');
+    const unknown = await a.json('/v1/ota/execute', post({ strategy: 'all', version: '1', firmware: { version: '2', image_base64: 'AAAA', device_ids: ['ghost'] } }, ADMIN));
+    expect(unknown.body).toMatchObject({ code: 'bad_request', error: "firmware.device_ids: unknown device 'ghost'" });
   });
 
   it('deploy-state.json: a corrupt file reads as empty state; history is bounded', async () => {
