@@ -15,6 +15,7 @@ import { meshSpecs } from './domains/mesh.js';
 import { metaSpecs } from './domains/meta.js';
 import { oidcSpecs } from './domains/oidc.js';
 import { operatorSpecs } from './domains/operator.js';
+import { otaSpecs } from './domains/ota.js';
 import { programSpecs } from './domains/programs.js';
 import { recoverySpecs } from './domains/recovery.js';
 import { relayLinkSpecs } from './domains/relay-link.js';
@@ -58,4 +59,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...reportSpecs,
   ...alertChannelSpecs,
   ...deploymentSpecs,
+  ...otaSpecs,
 ];

@@ -18,8 +18,9 @@ import { badRequest } from '../core/errors.js';
 import { handlersFor } from '../core/handlers.js';
 import type { CallContext } from '../core/operation.js';
 import type { DeviceRecord } from './device-registry.js';
+import { flashFirmware } from './firmware-flash.js';
 
-const on = handlersFor(['devices', 'devicePool', 'deviceHub', 'project', 'alerts']);
+const on = handlersFor(['devices', 'devicePool', 'deviceHub', 'project', 'alerts', 'settings']);
 
 function entry(d: DeviceRecord) {
   return {
@@ -90,18 +91,9 @@ export const deviceHandlers = [
   on(updateDeviceFirmware, async ({ body, params }, ctx) => {
     const image = Buffer.from(body.image_base64, 'base64');
     if (image.length === 0) throw badRequest('image_base64 decodes to an empty image');
-    const outcome = await ctx.services.deviceHub.updateFirmware(params['id']!, new Uint8Array(image), body.version);
-    // The device reports the version it runs after the update (the new one, or the old one after a rollback).
-    if (outcome.version) ctx.services.devices.update(params['id']!, { firmware_version: outcome.version });
-    const device = ctx.services.devices.require(params['id']!);
-    if (outcome.result !== 'activated') {
-      ctx.services.alerts.raise({
-        alert_type: 'recovery_failed',
-        severity: 'warning',
-        source: 'firmware-update',
-        message: `firmware ${body.version} for ${device.id} was not activated (${outcome.result}): ${outcome.detail}`,
-      });
-    }
-    return { version: API_VERSION, ok: outcome.result === 'activated', device_id: device.id, outcome, firmware_version: device.firmware_version };
+    const s = ctx.services;
+    // The same flash an OTA rollout does (firmware-flash.ts), which also keeps the image for a later rollback.
+    const r = await flashFirmware({ deviceHub: s.deviceHub, devices: s.devices, alerts: s.alerts, stateDir: s.settings.stateDir }, params['id']!, new Uint8Array(image), body.version);
+    return { version: API_VERSION, ok: r.ok, device_id: r.device_id, outcome: r.outcome, firmware_version: r.firmware_version };
   }),
 ];

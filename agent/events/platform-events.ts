@@ -51,8 +51,8 @@ export const PLATFORM_EVENTS = {
   LogEmitted: notice('a log line was emitted'),
   FleetMemberJoined: notice('a robot joined the fleet, or mesh discovery found a node it had not stored (source svc-mesh)'),
   FleetMemberLeft: notice('a robot left the fleet'),
-  OtaRolloutStarted: notice('an OTA rollout started'),
-  OtaRolloutCompleted: notice('an OTA rollout completed'),
+  OtaRolloutStarted: notice('an OTA rollout was planned or started (source svc-ota; {fleet_id, artifact, targets, strategy, dry_run}; docs/operations.md § Rollouts)'),
+  OtaRolloutCompleted: notice('an OTA plan or rollout finished ({fleet_id, artifact, status: success|failed, deployed_targets, step_count, dry_run}); one per plan and per execute'),
   // Not streamed: stream clients already receive every stored alert as an `alert` frame from the
   // alert ring; streaming the event too would send each alert twice. Not audited, as before.
   AlertRaised: {

@@ -15,6 +15,7 @@ import { driftModule } from '../drift/module.js';
 import { metaModule } from '../meta/module.js';
 import { observabilityModule } from '../observability/module.js';
 import { operatorModule } from '../operator/module.js';
+import { otaModule } from '../ota/module.js';
 import { outboundModule } from '../outbound/module.js';
 import { programsModule } from '../programs/module.js';
 import { recoveryModule } from '../recovery/module.js';
@@ -51,6 +52,7 @@ export const MODULES: readonly DomainModule[] = [
   reportsModule,
   deploymentModule,
   secretMetadataModule,
+  otaModule,
   metaModule,
   rpcModule,
 ];

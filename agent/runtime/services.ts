@@ -22,6 +22,8 @@ import type { EventBus } from '../events/event-bus.js';
 import type { FleetService } from '../fleet/fleet-service.js';
 import type { AlertService } from '../observability/alerts.js';
 import type { OperatorService } from '../operator/operator-service.js';
+import type { OtaService } from '../ota/ota-service.js';
+import type { TargetService } from '../ota/target-service.js';
 import type { OutboundHttp } from '../outbound/outbound-http.js';
 import type { PersistentRing } from '../observability/persistent-ring.js';
 import type { TraceRecord } from '../observability/traces.js';
@@ -112,6 +114,10 @@ export interface Services {
   deployment: Lazy<DeploymentService>;
   /** Metadata (never values) of the program's declared secrets, with rotation records (docs/operations.md § Secrets). */
   secretMetadata: Lazy<SecretMetadataService>;
+  /** OTA rollouts run by this agent: plans, executions, deploy state (docs/operations.md § Rollouts). */
+  ota: Lazy<OtaService>;
+  /** This agent as a deploy target: received bundles, rollback, status, readiness. */
+  otaTarget: Lazy<TargetService>;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

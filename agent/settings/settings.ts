@@ -101,6 +101,8 @@ export interface Settings {
    * names of the environment are kept here, never a value.
    */
   envVariableSet: (name: string) => boolean;
+  /** OTA rollouts (docs/operations.md § Rollouts, docs/configuration.md). */
+  ota: OtaSettings;
 }
 
 export interface ConfigControlSettings {
@@ -149,6 +151,20 @@ export interface AlertingSettings {
   slackApiUrl: string;
   /** `SVC_GRAFANA_URL`: shown in the integrations summary. */
   grafanaUrl: string | null;
+}
+
+/** OTA rollout settings (docs/operations.md § Rollouts). */
+export interface OtaSettings {
+  /** `SVC_OTA_SIGNING_KEY`: a PEM or JWK Ed25519 private key signs with Ed25519; any other value is an HMAC-SHA256 secret; null = unsigned bundles. */
+  signingKey: string | null;
+  /** `SVC_OTA_VERIFY_KEY`: what a deploy target verifies bundles with (PEM/JWK Ed25519 public key, or the HMAC secret); falls back to the signing key. */
+  verifyKey: string | null;
+  /** `SVC_OTA_REQUIRE_CERTIFY` ∈ 1/true/yes. */
+  requireCertify: boolean;
+  /** `SVC_PRODUCTION_POLICY` = `production` (any case): forces the strict certification gate. */
+  productionPolicy: boolean;
+  /** `SVC_OTA_ROLLBACK_ON_READINESS_FAIL` ∈ 1/true/yes. */
+  rollbackOnReadinessFail: boolean;
 }
 
 /** `svc serve --relay URL --enroll-token TOKEN` or their variables (docs/configuration.md § Relay). */
@@ -384,5 +400,12 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       const names = new Set(Object.keys(env).filter((k) => (env[k] ?? '') !== ''));
       return (name: string) => names.has(name);
     })(),
+    ota: {
+      signingKey: text(env, 'SVC_OTA_SIGNING_KEY'),
+      verifyKey: text(env, 'SVC_OTA_VERIFY_KEY'),
+      requireCertify: ['1', 'true', 'yes'].includes((env['SVC_OTA_REQUIRE_CERTIFY'] ?? '').trim().toLowerCase()),
+      productionPolicy: (env['SVC_PRODUCTION_POLICY'] ?? '').trim().toLowerCase() === 'production',
+      rollbackOnReadinessFail: ['1', 'true', 'yes'].includes((env['SVC_OTA_ROLLBACK_ON_READINESS_FAIL'] ?? '').trim().toLowerCase()),
+    },
   };
 }
