@@ -17,6 +17,7 @@ import { recoverySpecs } from './domains/recovery.js';
 import { relayLinkSpecs } from './domains/relay-link.js';
 import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
+import { observabilitySpecs } from './domains/observability.js';
 import type { OperationSpec } from './spec.js';
 
 export * from './spec.js';
@@ -50,4 +51,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...chaosSpecs,
   ...decisionSpecs,
   ...autonomySpecs,
+  ...observabilitySpecs,
 ];

@@ -16,6 +16,8 @@ import { programsModule } from '../programs/module.js';
 import { recoveryModule } from '../recovery/module.js';
 import { rpcModule } from '../rpc/module.js';
 import { securityModule } from '../security/module.js';
+import { sreModule } from '../sre/module.js';
+import { observabilityExportModule } from '../observability/export-module.js';
 import { telemetryModule } from '../telemetry/module.js';
 
 /**
@@ -39,6 +41,8 @@ export const MODULES: readonly DomainModule[] = [
   chaosModule,
   decisionsModule,
   autonomyModule,
+  sreModule,
+  observabilityExportModule,
   metaModule,
   rpcModule,
 ];
