@@ -13,10 +13,10 @@ const on = handlersFor(['otlp']);
 /** Request traces and their OTLP export (docs/observability.md § Traces, § OTLP). */
 export const observabilityExportHandlers = [
   // The reference's backend document carries no `version` key; clients read it as is.
-  on(getObservabilityBackend, (_i, ctx) => ctx.services.otlp.backend()),
-  on(getObservabilityTraces, (_i, ctx) => ctx.services.otlp.listTraces()),
-  on(getOtlpTraces, (_i, ctx) => ctx.services.otlp.otlpTraces()),
-  on(getOtlpMetrics, (_i, ctx) => ctx.services.otlp.otlpMetrics()),
-  on(exportOtlpTraces, ({ query }, ctx) => ctx.services.otlp.exportTraces(query.endpoint)),
-  on(exportOtlpMetrics, ({ query }, ctx) => ctx.services.otlp.exportMetrics(query.endpoint)),
+  on(getObservabilityBackend, async (_i, ctx) => (await ctx.services.otlp.get()).backend()),
+  on(getObservabilityTraces, async (_i, ctx) => (await ctx.services.otlp.get()).listTraces()),
+  on(getOtlpTraces, async (_i, ctx) => (await ctx.services.otlp.get()).otlpTraces()),
+  on(getOtlpMetrics, async (_i, ctx) => (await ctx.services.otlp.get()).otlpMetrics()),
+  on(exportOtlpTraces, async ({ query }, ctx) => (await ctx.services.otlp.get()).exportTraces(query.endpoint)),
+  on(exportOtlpMetrics, async ({ query }, ctx) => (await ctx.services.otlp.get()).exportMetrics(query.endpoint)),
 ];

@@ -2,17 +2,18 @@ import { defineModule } from '../core/module.js';
 import { alertOf } from './alerts.js';
 import { observabilityExportHandlers } from './export-handlers.js';
 import { MetricsService } from './metrics/metrics-service.js';
-import { OtlpService } from './otlp/otlp-service.js';
+import { lazy } from '../core/lazy.js';
+import type { GaugeValues } from './otlp/otlp-render.js';
 
 /**
  * Observability export (docs/observability.md): OTLP/JSON documents and pushes of the trace ring and
  * the fleet gauges, and the Prometheus endpoint's metrics. Opens after the SRE module, whose figures
- * the gauges report. No heavy library loads here: OpenTelemetry on the first OTLP call, prom-client
+ * the gauges report. Nothing heavy loads here: the OTLP service and the OpenTelemetry SDK on the first OTLP call, prom-client
  * on the first scrape.
  */
 export const observabilityExportModule = defineModule({
   name: 'observability-export',
-  open({ use, boot }) {
+  async open({ use, boot }) {
     const settings = use('settings');
     const traces = use('traces');
     const sre = use('sre');
@@ -23,23 +24,21 @@ export const observabilityExportModule = defineModule({
     const telemetry = use('telemetry');
     const bus = use('bus');
 
-    const otlp = new OtlpService(
-      settings.otlp,
-      traces,
-      use('outbound'),
-      () => {
-        const summary = sre.sreSummary();
-        return {
-          'svc.control_center.devices.total': summary.devices_total,
-          'svc.control_center.devices.healthy': summary.devices_healthy,
-          'svc.control_center.alerts.total': summary.alerts_total,
-          'svc.control_center.alerts.critical': summary.alerts_critical,
-          'svc.control_center.traces.recorded': summary.traces_recorded,
-          'svc.control_center.availability.percent': summary.availability_percent,
-        };
-      },
-      boot.log,
-    );
+    const gauges = (): GaugeValues => {
+      const summary = sre.sreSummary();
+      return {
+        'svc.control_center.devices.total': summary.devices_total,
+        'svc.control_center.devices.healthy': summary.devices_healthy,
+        'svc.control_center.alerts.total': summary.alerts_total,
+        'svc.control_center.alerts.critical': summary.alerts_critical,
+        'svc.control_center.traces.recorded': summary.traces_recorded,
+        'svc.control_center.availability.percent': summary.availability_percent,
+      };
+    };
+    const outbound = use('outbound');
+    // Loaded on the first OTLP request, or at once when every trace is to be pushed as it is recorded.
+    const otlp = lazy(() => import('./otlp/otlp-service.js').then(({ OtlpService }) => new OtlpService(settings.otlp, traces, outbound, gauges, boot.log)));
+    if (settings.otlp.traceAutoPush) await otlp.get();
 
     const metrics = new MetricsService(
       traces,
@@ -78,7 +77,7 @@ export const observabilityExportModule = defineModule({
         offTelemetry();
         offBus();
         metrics.close();
-        otlp.close();
+        otlp.loaded()?.close();
       },
     };
   },

@@ -100,7 +100,7 @@ export interface Services {
   /** Fleet health and SRE rollups over the recorded health history; the SLO fast-burn monitor. */
   sre: SreService;
   /** OTLP/JSON documents of traces and gauges and their push to a collector. */
-  otlp: OtlpService;
+  otlp: Lazy<OtlpService>;
   /** The Prometheus endpoint's metrics (`GET /metrics`; prom-client loads on the first scrape). */
   metrics: MetricsService;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */

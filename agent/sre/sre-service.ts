@@ -165,8 +165,8 @@ export class SreService {
     };
   }
 
-  readinessTrends(now = Date.now()): ReadinessTrendReport | null {
-    void now;
+  /** Readiness trend report of the loaded program over every recorded entry; null without a program. */
+  readinessTrends(): ReadinessTrendReport | null {
     const label = this.programLabel();
     if (!label) return null;
     const recorded = this.deps.history.readiness(label).map((r) => ({ at_ms: r.at_ms, program: label, total_score: r.total_score, factors: r.factors }));
@@ -231,7 +231,7 @@ export class SreService {
         failed_percent_slope_per_hour: slope('failed'),
         offline_percent_slope_per_hour: slope('offline'),
       },
-      readiness_trends: this.readinessTrends(now),
+      readiness_trends: this.readinessTrends(),
       slo: {
         target_percent: target,
         met: availability >= target,

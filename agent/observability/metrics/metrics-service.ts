@@ -117,8 +117,8 @@ export class MetricsService {
   }
 
   private load(): Promise<PromMetrics> {
-    this.loading ??= import('./prometheus.js').then(async ({ createPromMetrics }) => {
-      const live = await createPromMetrics({ gauges: this.gauges, openWebSockets: () => this.wsOpen });
+    this.loading ??= import('./prometheus.js').then(({ createPromMetrics }) => {
+      const live = createPromMetrics({ gauges: this.gauges, openWebSockets: () => this.wsOpen });
       for (const [name, byLabels] of this.tallies) for (const { labels, value } of byLabels.values()) live.inc(name, labels, value);
       this.tallies.clear();
       for (const t of this.traces.all()) if (t.timestamp_ms >= this.startedAtMs) live.observe(t, routeLabel(t.method, t.path));

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { JsonMetricsSerializer, JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { TraceRecord } from '../traces.js';
 
@@ -7,7 +10,8 @@ import type { TraceRecord } from '../traces.js';
  * trace record becomes a finished `ReadableSpan` with its recorded times and ids derived from its
  * correlation id, and the gauges are observable gauges of an SDK `MeterProvider` collected by a pull
  * reader. Both are encoded by the OTLP JSON serializers the SDK's OTLP/HTTP exporters use, so the
- * bytes are exactly what `@opentelemetry/exporter-*-otlp-http` would send. Loaded on first use.
+ * bytes are exactly what `@opentelemetry/exporter-*-otlp-http` would send. Reached only through a
+ * dynamic import (`otlp-service.ts`), so the SDK is a separate bundle chunk loaded on the first OTLP call.
  */
 
 export const SERVICE_NAME = 'svc-control-center';
@@ -38,13 +42,10 @@ const hrTime = (ms: number): [number, number] => {
   return [Math.floor(whole / 1000), (whole % 1000) * 1_000_000 + Math.round(frac * 1_000_000)];
 };
 
-async function sdk() {
-  const [{ JsonTraceSerializer, JsonMetricsSerializer }, { resourceFromAttributes }, metrics] = await Promise.all([
-    import('@opentelemetry/otlp-transformer'),
-    import('@opentelemetry/resources'),
-    import('@opentelemetry/sdk-metrics'),
-  ]);
-  return { JsonTraceSerializer, JsonMetricsSerializer, resourceFromAttributes, metrics };
+/** Collects on demand: the document is rendered when asked for, not on a timer. */
+class PullReader extends MetricReader {
+  protected async onForceFlush(): Promise<void> {}
+  protected async onShutdown(): Promise<void> {}
 }
 
 const decode = (bytes: Uint8Array | undefined): Record<string, unknown> => JSON.parse(new TextDecoder().decode(bytes ?? new Uint8Array()));
@@ -59,7 +60,6 @@ export async function renderTraceDocument(records: readonly TraceRecord[]): Prom
       ],
     };
   }
-  const { JsonTraceSerializer, resourceFromAttributes } = await sdk();
   const resource = resourceFromAttributes({ 'service.name': SERVICE_NAME, 'telemetry.sdk.name': SDK_NAME });
   const spans: ReadableSpan[] = records.map((r) => {
     const { traceId, spanId } = spanIds(r.correlation_id);
@@ -89,13 +89,8 @@ export async function renderTraceDocument(records: readonly TraceRecord[]): Prom
 
 /** An `ExportMetricsServiceRequest` (OTLP/JSON) of the six gauges. */
 export async function renderMetricsDocument(values: GaugeValues): Promise<Record<string, unknown>> {
-  const { JsonMetricsSerializer, resourceFromAttributes, metrics } = await sdk();
-  class PullReader extends metrics.MetricReader {
-    protected async onForceFlush(): Promise<void> {}
-    protected async onShutdown(): Promise<void> {}
-  }
   const reader = new PullReader();
-  const provider = new metrics.MeterProvider({ resource: resourceFromAttributes({ 'service.name': SERVICE_NAME, 'telemetry.sdk.name': SDK_NAME }), readers: [reader] });
+  const provider = new MeterProvider({ resource: resourceFromAttributes({ 'service.name': SERVICE_NAME, 'telemetry.sdk.name': SDK_NAME }), readers: [reader] });
   try {
     const meter = provider.getMeter(METRICS_SCOPE);
     for (const name of GAUGE_NAMES) meter.createObservableGauge(name).addCallback((r) => r.observe(values[name]));
