@@ -31,9 +31,9 @@ export const sreModule = defineModule({
     let sampling = false;
     const sampleMs = settings.sre.sampleIntervalSecs * 1000;
     if (sampleMs > 0) {
-      // The start-up sample skips readiness: evaluating the program would load the analyses on every
-      // cold start; the first tick records it.
-      sre.recordSample(Date.now(), { readiness: false }).catch((err: Error) => boot.log(`sre: sample failed: ${err.message}`));
+      // The first sample is taken one interval after start, not at start: evaluating the program
+      // would load the analyses on every cold start, and a CLI command (which opens the same modules
+      // without serving) finishes long before a tick, so it records nothing.
       timers.push(
         setInterval(() => {
           if (sampling || closed) return;
