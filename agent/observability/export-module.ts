@@ -1,15 +1,15 @@
+import { lazy } from '../core/lazy.js';
 import { defineModule } from '../core/module.js';
 import { alertOf } from './alerts.js';
 import { observabilityExportHandlers } from './export-handlers.js';
 import { MetricsService } from './metrics/metrics-service.js';
-import { lazy } from '../core/lazy.js';
 import type { GaugeValues } from './otlp/otlp-render.js';
 
 /**
  * Observability export (docs/observability.md): OTLP/JSON documents and pushes of the trace ring and
  * the fleet gauges, and the Prometheus endpoint's metrics. Opens after the SRE module, whose figures
- * the gauges report. Nothing heavy loads here: the OTLP service and the OpenTelemetry SDK on the first OTLP call, prom-client
- * on the first scrape.
+ * the gauges report. Nothing heavy loads here: the OTLP service and the OpenTelemetry SDK load on the
+ * first OTLP call, prom-client on the first scrape.
  */
 export const observabilityExportModule = defineModule({
   name: 'observability-export',

@@ -95,7 +95,7 @@ export class OtlpService {
       status = res.status;
       if (res.ok) return;
     } catch (err) {
-      // No HTTP answer (refused, TLS, timeout): 400 with the transport's text (reference digest §7.3).
+      // No HTTP answer (refused, TLS, timeout): 400 with the transport's text (docs/observability.md § Pushing).
       throw badRequest(err instanceof OutboundError ? err.message : String(err));
     }
     throw badRequest(`OTLP ${what} push failed: HTTP ${status} from ${endpoint}`);
