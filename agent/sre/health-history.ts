@@ -1,5 +1,7 @@
 import path from 'node:path';
-import { PersistentRing } from '../observability/persistent-ring.js';
+import { Ring } from '../observability/ring.js';
+import { JsonlLog, readJsonl } from '../state/jsonl-log.js';
+import { writeFileDurablySync } from '../state/durable-file.js';
 
 /** One readiness evaluation of the loaded program, as recorded in a sample (docs/observability.md § Recorded history). */
 export interface ReadinessSample {
@@ -35,28 +37,57 @@ export interface HealthSample {
   readiness: ReadinessSample | null;
 }
 
-export const HEALTH_SAMPLES_FILE = 'control-center-health-samples.json';
+export const HEALTH_SAMPLES_FILE = 'control-center-health-samples.jsonl';
 
 /**
- * The recorded health history: a persisted ring of samples (default 10 080, a week of one-minute
- * samples). Writes are coalesced (one atomic, fsynced rewrite at most every few seconds) because a
- * sample is history, not an acknowledged request; `flush()` forces it. The SRE summary, the burn
- * monitor and readiness trends read from here (issue 16 reads readiness forecasts from the same API).
+ * The recorded health history: the newest samples in memory (a ring of `capacity`, default 10 080 =
+ * a week of one-minute samples) over an append-only JSON Lines file. A sample is one line, appended
+ * and fsynced when it is recorded, so the file grows by a few hundred bytes a minute instead of being
+ * rewritten whole (flash storage on a gateway wears with every rewrite); once it holds twice the ring
+ * it is compacted to the ring's content by one atomic rewrite (temp file, fsync, rename). A line torn
+ * by a crash is skipped on reading. The SRE summary, the burn monitor and readiness trends read from
+ * here (docs/observability.md § Recorded history).
  */
 export class HealthHistory {
-  private constructor(private readonly ring: PersistentRing<HealthSample>) {}
+  private linesInFile: number;
+  private closed = false;
 
-  static async open(stateDir: string, capacity: number, coalesceMs = 5000): Promise<HealthHistory> {
-    const ring = await PersistentRing.open<HealthSample>(path.join(stateDir, HEALTH_SAMPLES_FILE), capacity, { coalesceMs, durable: true });
-    return new HealthHistory(ring);
+  private constructor(
+    private readonly file: string,
+    private readonly ring: Ring<HealthSample>,
+    private readonly log: JsonlLog<HealthSample>,
+    linesInFile: number,
+  ) {
+    this.linesInFile = linesInFile;
+  }
+
+  static open(stateDir: string, capacity: number): HealthHistory {
+    const file = path.join(stateDir, HEALTH_SAMPLES_FILE);
+    const { records } = readJsonl<HealthSample>(file);
+    const valid = records.filter((r) => r !== null && typeof r === 'object' && typeof r.at_ms === 'number' && typeof r.up_ratio === 'number');
+    const ring = new Ring<HealthSample>(capacity);
+    ring.restore(valid, 0);
+    return new HealthHistory(file, ring, new JsonlLog<HealthSample>(file, { fsync: true }), records.length);
   }
 
   /** Appends a sample; samples are kept in time order, so one older than the newest is refused. */
   record(sample: HealthSample): boolean {
+    // A sample still being taken when the agent closes is dropped, not written to a closed log.
+    if (this.closed) return false;
     const newest = this.ring.latest(1)[0];
     if (newest && sample.at_ms < newest.at_ms) return false;
     this.ring.append(sample);
+    this.log.append(sample);
+    this.linesInFile++;
+    if (this.linesInFile >= 2 * this.ring.capacity) this.compact();
     return true;
+  }
+
+  private compact(): void {
+    this.log.release();
+    const items = this.ring.all();
+    writeFileDurablySync(this.file, items.map((s) => JSON.stringify(s)).join('\n') + (items.length > 0 ? '\n' : ''));
+    this.linesInFile = items.length;
   }
 
   /** Samples with `from_ms ≤ at_ms ≤ to_ms`, oldest first. */
@@ -83,11 +114,8 @@ export class HealthHistory {
     return this.ring.capacity;
   }
 
-  flush(): Promise<void> {
-    return this.ring.flush();
-  }
-
-  close(): Promise<void> {
-    return this.ring.close();
+  close(): void {
+    this.closed = true;
+    this.log.close();
   }
 }

@@ -13,7 +13,7 @@ export const sreModule = defineModule({
   name: 'sre',
   async open({ use, boot }) {
     const settings = use('settings');
-    const history = await HealthHistory.open(settings.stateDir, settings.sre.sampleRingSize);
+    const history = HealthHistory.open(settings.stateDir, settings.sre.sampleRingSize);
     const sre = new SreService({
       settings: settings.sre,
       stateDir: settings.stateDir,
@@ -61,10 +61,10 @@ export const sreModule = defineModule({
     return {
       provides: { sre },
       handlers: sreHandlers,
-      async close() {
+      close() {
         closed = true;
         for (const t of timers) clearInterval(t);
-        await history.close();
+        history.close();
       },
     };
   },

@@ -165,15 +165,18 @@ export class SreService {
     };
   }
 
-  /** Readiness trend report of the loaded program over every recorded entry; null without a program. */
-  readinessTrends(): ReadinessTrendReport | null {
+  /**
+   * Readiness trend report of the loaded program over every recorded entry; null without a program.
+   * The SRE summary uses the reference's 7-day horizon against a minimum of 80; callers may ask for others.
+   */
+  readinessTrends(options: { horizonDays?: number; minimumScore?: number } = {}): ReadinessTrendReport | null {
     const label = this.programLabel();
     if (!label) return null;
     const recorded = this.deps.history.readiness(label).map((r) => ({ at_ms: r.at_ms, program: label, total_score: r.total_score, factors: r.factors }));
     const file = readHistoryFile(this.deps.stateDir, label);
     return readinessTrendReport(label, { recorded, file }, {
-      horizonDays: FORECAST_HORIZON_DAYS,
-      minimumScore: FORECAST_MINIMUM,
+      horizonDays: options.horizonDays ?? FORECAST_HORIZON_DAYS,
+      minimumScore: options.minimumScore ?? FORECAST_MINIMUM,
       sampleIntervalSecs: this.deps.settings.sampleIntervalSecs,
     });
   }

@@ -125,14 +125,43 @@ describe('GET /v1/sre/summary', () => {
     // Degraded went 0 → 0 → 33.3 % over two hours: a positive least-squares slope (16.67 %/h).
     expect(r.body.health_trends.degraded_percent_slope_per_hour).toBeCloseTo(16.667, 2);
 
-    await history.flush();
     await a.close();
     running = running.filter((x) => x !== a);
-    const file = JSON.parse(fs.readFileSync(path.join(stateDir, 'control-center-health-samples.json'), 'utf8'));
-    expect(file.items).toHaveLength(4);
+    // One line per sample, appended as it was recorded.
+    const file = path.join(stateDir, 'control-center-health-samples.jsonl');
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(JSON.parse(lines[3]!).up_ratio).toBeCloseTo(2 / 3, 6);
+    // A line torn by a crash is skipped.
+    fs.appendFileSync(file, '{"at_ms": 17');
     const b = await agent({ configPath: p.config, stateDir, env });
     const again = await b.json('/v1/sre/summary');
     expect(again.body.availability_percent).toBeCloseTo(88.889, 2);
+    expect(b.agent.services.sre.history.size).toBe(4);
+    // Recording goes on after the torn line.
+    expect(b.agent.services.sre.history.record(sample(Date.now(), 3, 3))).toBe(true);
+    await b.close();
+    running = running.filter((x) => x !== b);
+    const c = await agent({ configPath: p.config, stateDir, env });
+    expect(c.agent.services.sre.history.size).toBe(5);
+  });
+
+  it('the sample file is compacted to the ring once it holds twice the ring', async () => {
+    const stateDir = tempDir('svc-sre-state-');
+    const env = { SVC_SRE_SAMPLE_INTERVAL_SECS: '0', SVC_SRE_SAMPLE_RING_SIZE: '3' };
+    const a = await agent({ stateDir, env });
+    const history = a.agent.services.sre.history;
+    const t0 = Date.now() - 10 * HOUR;
+    for (let i = 0; i < 7; i++) history.record(sample(t0 + i * 60_000, i % 2 === 0 ? 1 : 0, 1));
+    expect(history.size).toBe(3);
+    const file = path.join(stateDir, 'control-center-health-samples.jsonl');
+    // 6 lines → compacted to 3, then one more appended.
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.at_ms)).toEqual([t0 + 3 * 60_000, t0 + 4 * 60_000, t0 + 5 * 60_000, t0 + 6 * 60_000]);
+    await a.close();
+    running = running.filter((x) => x !== a);
+    const b = await agent({ stateDir, env });
+    expect(b.agent.services.sre.history.all().map((s) => s.at_ms)).toEqual([t0 + 4 * 60_000, t0 + 5 * 60_000, t0 + 6 * 60_000]);
   });
 
   it('the recorder takes samples on its interval, with the readiness of the loaded program, and readiness trends follow them', async () => {
