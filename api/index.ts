@@ -22,6 +22,7 @@ import { relayLinkSpecs } from './domains/relay-link.js';
 import { reportSpecs } from './domains/reports.js';
 import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
+import { observabilitySpecs } from './domains/observability.js';
 import type { OperationSpec } from './spec.js';
 
 export * from './spec.js';
@@ -60,4 +61,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...alertChannelSpecs,
   ...deploymentSpecs,
   ...otaSpecs,
+  ...observabilitySpecs,
 ];

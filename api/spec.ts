@@ -89,6 +89,11 @@ export interface OperationSpec<B = unknown, Q = unknown> {
   moreRpcs?: { name: string; request: RpcRequestKind }[];
   /** Exposed on the JSON-RPC gateway (`svc.v1.ControlCenter/<rpc.name>`). */
   jsonRpc?: boolean;
+  /**
+   * Fully-qualified JSON-RPC method names kept for older clients that also reach this operation on
+   * the gateway, e.g. `svc.v1.SvcService/GetSreSummary` (docs/grpc.md § JSON-RPC gateway). Needs `rpc`.
+   */
+  jsonRpcAliases?: string[];
   /** CLI words (`['version']` → `svc version`); defaults to the kebab-cased id. `false` hides it. */
   cli?: string[] | false;
   /** Other words the CLI accepts for the same command (`['entity', 'list']` beside `['entities', 'list']`). */

@@ -6,6 +6,7 @@ import { programCommandFor, type ProgramCommand } from '../programs/handlers.js'
 import type { Settings } from '../settings/settings.js';
 import { UsageError } from './args.js';
 import { presentProgramResult } from './program-text.js';
+import { appendReadinessHistory } from '../sre/readiness-history-file.js';
 
 /** Flags that never take a value: `svc sim --record f.sd` must not read `f.sd` as the flag's value. */
 const BOOLEAN_FLAGS = new Set([
@@ -98,6 +99,9 @@ export async function runProgramCommand(
   for (const name of ['metrics-json', 'trace-out', 'inject-failure', 'verbose']) {
     if (flags.has(name) && !simulation) throw new UsageError(`--${name} is an option of 'svc sim' and 'svc run'`);
   }
+  // `svc readiness F --record` appends the evaluation to the readiness history the agent's trends read
+  // (docs/observability.md § Readiness trends); for `svc sim` the flag records a trace instead.
+  const recordReadiness = spec.id === 'evaluateProgramReadiness' && flags.delete('record');
   const file = files[0] ? path.resolve(cwd, files[0]) : null;
   const workspace = cliWorkspace(file, flags.get('config') as string | undefined, cwd, settings);
   const request = toRequest(spec, flags, file);
@@ -116,6 +120,10 @@ export async function runProgramCommand(
     body = await service.run('readinessWithRuntime', request as never);
   } else {
     body = await spec.run(service, request as never);
+  }
+  if (recordReadiness && file) {
+    const report = (body as { report?: Parameters<typeof appendReadinessHistory>[2] }).report;
+    if (report) await appendReadinessHistory(settings.stateDir, file, report);
   }
   return presentProgramResult(spec.id, body, {
     json: flags.has('json'),

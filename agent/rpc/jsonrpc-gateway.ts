@@ -24,6 +24,9 @@ export function jsonRpcOperations(operations: readonly Operation[]): Operation[]
 }
 
 function resolve(operations: readonly Operation[], method: string): Operation {
+  // Legacy fully-qualified names (`svc.v1.SvcService/GetSreSummary`) a spec keeps for older clients.
+  const aliased = operations.find((o) => o.rpc && o.jsonRpcAliases?.includes(method));
+  if (aliased) return aliased;
   const rpc = findRpc(operations, method);
   const op = rpc?.operation;
   if (!op || !op.jsonRpc) throw badRequest(`unknown rpc method: ${method}`);
@@ -79,5 +82,8 @@ export async function handleJsonRpc(
 
 /** Methods the gateway answers, for documentation and discovery. */
 export function jsonRpcMethods(operations: readonly Operation[]): string[] {
-  return jsonRpcOperations(operations).map((o) => `${RPC_METHOD_PREFIX}${o.rpc!.name}`);
+  return [
+    ...jsonRpcOperations(operations).map((o) => `${RPC_METHOD_PREFIX}${o.rpc!.name}`),
+    ...operations.flatMap((o) => (o.rpc ? (o.jsonRpcAliases ?? []) : [])),
+  ];
 }

@@ -23,6 +23,8 @@ import { reportsModule } from '../reports/module.js';
 import { rpcModule } from '../rpc/module.js';
 import { secretMetadataModule } from '../secret-metadata/module.js';
 import { securityModule } from '../security/module.js';
+import { sreModule } from '../sre/module.js';
+import { observabilityExportModule } from '../observability/export-module.js';
 import { telemetryModule } from '../telemetry/module.js';
 
 /**
@@ -53,6 +55,8 @@ export const MODULES: readonly DomainModule[] = [
   deploymentModule,
   secretMetadataModule,
   otaModule,
+  sreModule,
+  observabilityExportModule,
   metaModule,
   rpcModule,
 ];

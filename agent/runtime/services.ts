@@ -37,6 +37,9 @@ import type { UserDirectory } from '../security/users.js';
 import type { RateLimiter } from '../security/rate-limit.js';
 import type { Settings } from '../settings/settings.js';
 import type { TelemetryStore } from '../telemetry/telemetry-store.js';
+import type { SreService } from '../sre/sre-service.js';
+import type { OtlpService } from '../observability/otlp/otlp-service.js';
+import type { MetricsService } from '../observability/metrics/metrics-service.js';
 
 /**
  * The relay trunk's state for `GET /v1/relay/status`: null while no trunk runs (no `--relay`). The
@@ -118,6 +121,12 @@ export interface Services {
   ota: Lazy<OtaService>;
   /** This agent as a deploy target: received bundles, rollback, status, readiness. */
   otaTarget: Lazy<TargetService>;
+  /** Fleet health and SRE rollups over the recorded health history; the SLO fast-burn monitor. */
+  sre: SreService;
+  /** OTLP/JSON documents of traces and gauges and their push to a collector. */
+  otlp: Lazy<OtlpService>;
+  /** The Prometheus endpoint's metrics (`GET /metrics`; prom-client loads on the first scrape). */
+  metrics: MetricsService;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

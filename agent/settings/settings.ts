@@ -103,6 +103,10 @@ export interface Settings {
   envVariableSet: (name: string) => boolean;
   /** OTA rollouts (docs/operations.md § Rollouts, docs/configuration.md). */
   ota: OtaSettings;
+  /** SLO, burn rate and the recorded health history (docs/observability.md § SRE summary). */
+  sre: SreSettings;
+  /** OTLP export of traces and metrics (docs/observability.md § OTLP). */
+  otlp: OtlpSettings;
 }
 
 export interface ConfigControlSettings {
@@ -165,6 +169,35 @@ export interface OtaSettings {
   productionPolicy: boolean;
   /** `SVC_OTA_ROLLBACK_ON_READINESS_FAIL` ∈ 1/true/yes. */
   rollbackOnReadinessFail: boolean;
+}
+
+/** docs/configuration.md § Observability. */
+export interface SreSettings {
+  /** `SVC_SRE_SLO_PERCENT` when in (0, 100], else 99. */
+  sloPercent: number;
+  /** `SVC_SRE_BURN_RATE_FAST` when > 0, else 2. */
+  burnRateFast: number;
+  /** `SVC_SRE_BURN_WINDOW_HOURS` when > 0, else 1. */
+  burnWindowHours: number;
+  /** `SVC_SRE_BURN_SCAN_INTERVAL_SECS` (0 = the fast-burn monitor is off). */
+  burnScanIntervalSecs: number;
+  /** `SVC_SRE_SAMPLE_INTERVAL_SECS` (default 60; 0 = no health samples are recorded). */
+  sampleIntervalSecs: number;
+  /** `SVC_SRE_SAMPLE_RING_SIZE` (default 10 080: a week of one-minute samples). */
+  sampleRingSize: number;
+  /** `SVC_SRE_SLO_WINDOW_HOURS` when > 0, else 168: the window of the time-based availability. */
+  sloWindowHours: number;
+}
+
+/** Raw OTLP variables; agent/observability/otlp-endpoints.ts resolves them (docs/observability.md § Endpoints). */
+export interface OtlpSettings {
+  tracesEndpoint: string | null;
+  jaegerEndpoint: string | null;
+  collectorUrl: string | null;
+  endpoint: string | null;
+  metricsEndpoint: string | null;
+  token: string | null;
+  traceAutoPush: boolean;
 }
 
 /** `svc serve --relay URL --enroll-token TOKEN` or their variables (docs/configuration.md § Relay). */
@@ -254,6 +287,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max = Nu
   const n = Number(v);
   if (n < min || n > max) throw new SettingsError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/** A positive number, or `fallback` when unset, not a number or outside (0, max] (lenient, as the reference's SRE variables). */
+function positive(env: Env, name: string, fallback: number, max = Number.MAX_VALUE): number {
+  const v = text(env, name);
+  const n = v === null ? NaN : Number(v.trim());
+  return Number.isFinite(n) && n > 0 && n <= max ? n : fallback;
 }
 
 export const DEFAULT_STATE_DIR = '.svc-control-center';
@@ -406,6 +446,24 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       requireCertify: ['1', 'true', 'yes'].includes((env['SVC_OTA_REQUIRE_CERTIFY'] ?? '').trim().toLowerCase()),
       productionPolicy: (env['SVC_PRODUCTION_POLICY'] ?? '').trim().toLowerCase() === 'production',
       rollbackOnReadinessFail: ['1', 'true', 'yes'].includes((env['SVC_OTA_ROLLBACK_ON_READINESS_FAIL'] ?? '').trim().toLowerCase()),
+    },
+    sre: {
+      sloPercent: positive(env, 'SVC_SRE_SLO_PERCENT', 99, 100),
+      burnRateFast: positive(env, 'SVC_SRE_BURN_RATE_FAST', 2),
+      burnWindowHours: positive(env, 'SVC_SRE_BURN_WINDOW_HOURS', 1),
+      burnScanIntervalSecs: integer(env, 'SVC_SRE_BURN_SCAN_INTERVAL_SECS', 0, 0, 86_400 * 7),
+      sampleIntervalSecs: integer(env, 'SVC_SRE_SAMPLE_INTERVAL_SECS', 60, 0, 86_400),
+      sampleRingSize: integer(env, 'SVC_SRE_SAMPLE_RING_SIZE', 10_080, 2, 1_000_000),
+      sloWindowHours: positive(env, 'SVC_SRE_SLO_WINDOW_HOURS', 168),
+    },
+    otlp: {
+      tracesEndpoint: text(env, 'SVC_OTLP_TRACES_ENDPOINT')?.trim() ?? null,
+      jaegerEndpoint: text(env, 'SVC_JAEGER_OTLP_ENDPOINT')?.trim() ?? null,
+      collectorUrl: text(env, 'SVC_OTEL_COLLECTOR_URL')?.trim() ?? null,
+      endpoint: text(env, 'SVC_OTLP_ENDPOINT')?.trim() ?? null,
+      metricsEndpoint: text(env, 'SVC_OTLP_METRICS_ENDPOINT')?.trim() ?? null,
+      token: text(env, 'SVC_OTLP_TOKEN')?.trim() ?? null,
+      traceAutoPush: flag(env, 'SVC_OTLP_TRACE_AUTO_PUSH'),
     },
   };
 }

@@ -56,4 +56,32 @@ export const resolveSreIncident = defineSpec({
   body: z.lazy(() => z.object({})),
 });
 
-export const sreSpecs = [listSreIncidents, createSreIncident, ackSreIncident, resolveSreIncident];
+/** Fleet health at a glance (docs/observability.md § Fleet health): the device pool and its overall status. */
+export const getHealthSummary = defineSpec({
+  id: 'getHealthSummary',
+  group: 'sre',
+  summary: 'Device pool and overall status (critical with a failed device, degraded with a degraded one)',
+  method: 'GET',
+  path: '/v1/health/summary',
+  access: { kind: 'public' },
+  rpc: { name: 'GetHealthSummary', request: 'Empty' },
+  cli: ['health', 'summary'],
+});
+
+/**
+ * SRE rollup (docs/observability.md § SRE summary): availability, SLO and burn rate computed from the
+ * recorded health samples, incident load, MTTR/MTBF hints and readiness trends of the loaded program.
+ */
+export const getSreSummary = defineSpec({
+  id: 'getSreSummary',
+  group: 'sre',
+  summary: 'SLO, availability and error-budget burn from recorded history; incidents, MTTR/MTBF hints, readiness trends',
+  method: 'GET',
+  path: '/v1/sre/summary',
+  access: { kind: 'sensitive-read' },
+  rpc: { name: 'GetSreSummary', request: 'Empty' },
+  jsonRpcAliases: ['svc.v1.SvcService/GetSreSummary'],
+  cli: ['sre', 'summary'],
+});
+
+export const sreSpecs = [listSreIncidents, createSreIncident, ackSreIncident, resolveSreIncident, getHealthSummary, getSreSummary];

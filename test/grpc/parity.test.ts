@@ -148,6 +148,22 @@ const PARTIAL: Record<string, (body: any) => unknown> = {
     policy_source: b.policy_source,
     items: [...(b.attention?.items ?? [])].map((i: any) => [i.event_id, i.label, i.priority, i.suppressed]).sort((x: string[], y: string[]) => (x[0]! < y[0]! ? -1 : x[0]! > y[0]! ? 1 : 0)),
   }),
+  // The trace ring records each transport's own calls (a gRPC call is traced as method GRPC with its
+  // RPC path) with per-request correlation ids: what is compared is the document's shape.
+  GetObservabilityTraces: (b) => ({ version: b.version, traces: Array.isArray(b.traces) }),
+  GetOtlpTraces: (b) => ({
+    version: b.version,
+    span_count: typeof b.span_count,
+    resource: b.otlp?.resourceSpans?.[0]?.resource,
+    scope: b.otlp?.resourceSpans?.[0]?.scopeSpans?.[0]?.scope,
+  }),
+  GetOtlpMetrics: (b) => ({
+    version: b.version,
+    metric_count: b.metric_count,
+    names: b.otlp?.resourceMetrics?.[0]?.scopeMetrics?.[0]?.metrics?.map((m: any) => m.name),
+  }),
+  // traces_recorded is the size of that ring.
+  GetSreSummary: (b) => ({ ...b, traces_recorded: typeof b.traces_recorded }),
   GetAutonomyFusion: (b) => ({
     version: b.version,
     entities_evaluated: b.entities_evaluated,

@@ -46,6 +46,7 @@ export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services, ope
           { ...services.settings.ws, tenantId: services.settings.tenantId },
         );
         openStreams.add(connection);
+        services.metrics.wsOpened();
         connection.start();
       },
       onMessage(event) {
@@ -55,13 +56,13 @@ export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services, ope
       onClose() {
         if (connection) {
           connection.dispose();
-          openStreams.delete(connection);
+          if (openStreams.delete(connection)) services.metrics.wsClosed();
         }
       },
       onError() {
         if (connection) {
           connection.dispose();
-          openStreams.delete(connection);
+          if (openStreams.delete(connection)) services.metrics.wsClosed();
         }
       },
     };

@@ -18,6 +18,7 @@ import { correlationIdOf } from '../../../../api/correlation-id.js';
 import { stampHeaders } from './cors.js';
 
 const HEALTH_PATHS = new Set(['/health', '/healthz', '/v1/health']);
+const METRICS_PATH = '/metrics';
 const RATE_LIMIT_EXEMPT = new Set(['/v1/health', '/v1/version', '/v1/instance']);
 
 function isWebSocketUpgrade(req: Request): boolean {
@@ -108,6 +109,10 @@ export function requestPipeline(services: Services, operations: readonly Operati
       if (req.method === 'GET' && path === OIDC_CALLBACK_PAGE_PATH) return landingPageResponse(req.url);
       // 7b. Static Slack OAuth landing page, the same kind of page (docs/operations.md § Alerting).
       if (req.method === 'GET' && path === SLACK_CALLBACK_PAGE_PATH) return slackLandingPageResponse(req.url);
+      // 7c. Prometheus metrics (docs/observability.md § Prometheus): public like /v1/observability/*,
+      // unless a read-auth flag is on; then a principal is needed, as for a sensitive read (device
+      // counts, alert and incident load).
+      if (req.method === 'GET' && path === METRICS_PATH) return metricsResponse();
       // 8. Anything else outside /v1 is unknown.
       if (!path.startsWith('/v1/')) return errorResponse(notFound(), headers);
       // 9 + 11. Authenticate; a principal of another tenant stops here.
@@ -132,6 +137,20 @@ export function requestPipeline(services: Services, operations: readonly Operati
         }
       }
       return null;
+    }
+
+    async function metricsResponse(): Promise<Response> {
+      if (readPolicyOn) {
+        const auth = await authenticate(req.headers.get('authorization'), services);
+        c.set('principal', auth.principal);
+        if (auth.error) return errorResponse(auth.error, headers);
+        if (!auth.principal) {
+          publishAuthFailed(services.bus, 'read_auth_required', null, { path });
+          return errorResponse(unauthorized(), headers);
+        }
+      }
+      const { contentType, body } = await services.metrics.render();
+      return new Response(body, { status: 200, headers: { ...headers, 'content-type': contentType } });
     }
 
     /** Health and the OpenAPI document answer any method, before authentication: an anonymous call. */

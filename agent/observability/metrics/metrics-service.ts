@@ -1,0 +1,134 @@
+import { SPECS } from '../../../api/index.js';
+import type { PersistentRing } from '../persistent-ring.js';
+import type { TraceRecord } from '../traces.js';
+import type { PromMetrics } from './prometheus.js';
+
+/** Paths outside the operation table that are still a bounded set (pipeline steps 4 and 7, docs/architecture.md). */
+const FIXED_PATHS = new Set(['/health', '/healthz', '/metrics', '/v1/openapi.json', '/admin/oauth/oidc/callback', '/v1/stream/telemetry']);
+
+/** Counter names and the labels they carry (docs/observability.md § Prometheus). */
+export type CounterName =
+  | 'svc_http_requests_total'
+  | 'svc_grpc_calls_total'
+  | 'svc_websocket_connections_opened_total'
+  | 'svc_telemetry_events_total'
+  | 'svc_alerts_raised_total'
+  | 'svc_ota_rollouts_started_total'
+  | 'svc_ota_rollouts_completed_total';
+
+/** What the Prometheus registry reads at scrape time (gauges). */
+export interface GaugeSources {
+  devices(): { total: number; byHealth: Record<string, number>; byLifecycle: Record<string, number> };
+  auditRecords(): number;
+  alertsInRing(): Array<{ severity: string }>;
+  incidents(): Array<{ status: string }>;
+  tracesInRing(): number;
+  availabilityPercent(): number;
+  burnRate(): number;
+}
+
+/**
+ * A route label with bounded cardinality: the operation's path template (`/v1/devices/{id}`), a fixed
+ * path of the pipeline, the gRPC method, or `other` (unknown paths: 404s, probes).
+ */
+export function routeLabel(method: string, path: string): string {
+  if (method === 'GRPC' || FIXED_PATHS.has(path)) return path;
+  return matcher()(method, path) ?? 'other';
+}
+
+let compiled: ((method: string, path: string) => string | null) | null = null;
+function matcher() {
+  if (compiled) return compiled;
+  const literal = new Map<string, string>();
+  const templated: Array<{ method: string; re: RegExp; path: string }> = [];
+  for (const op of SPECS) {
+    if (!op.path.includes('{')) literal.set(`${op.method} ${op.path}`, op.path);
+    else templated.push({ method: op.method, path: op.path, re: new RegExp(`^${op.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`) });
+  }
+  compiled = (method, path) => {
+    const m = method === 'HEAD' ? 'GET' : method;
+    const hit = literal.get(`${m} ${path}`);
+    if (hit) return hit;
+    for (const t of templated) if (t.method === m && t.re.test(path)) return t.path;
+    return null;
+  };
+  return compiled;
+}
+
+/**
+ * The Prometheus endpoint's data (`GET /metrics`, docs/observability.md § Prometheus). prom-client is
+ * about 10 MiB of resident memory, so it is loaded on the first scrape, not at start: until then the
+ * counters are plain tallies here, handed to the library when it loads; afterwards every count goes
+ * straight to its prom-client metric. The request-duration histograms are seeded at that moment from
+ * the trace ring (the requests of this process still held there) and observed live afterwards.
+ */
+export class MetricsService {
+  private readonly tallies = new Map<CounterName, Map<string, { labels: Record<string, string>; value: number }>>();
+  private live: PromMetrics | null = null;
+  private loading: Promise<PromMetrics> | null = null;
+  private wsOpen = 0;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly traces: PersistentRing<TraceRecord>,
+    private readonly gauges: GaugeSources,
+    private readonly startedAtMs: number,
+  ) {
+    this.unsubscribe = traces.onAppend((t) => this.onTrace(t));
+  }
+
+  private onTrace(t: TraceRecord): void {
+    const route = routeLabel(t.method, t.path);
+    if (t.method === 'GRPC') this.count('svc_grpc_calls_total', { method: route, status: String(t.status) });
+    else this.count('svc_http_requests_total', { method: t.method, route, status: String(t.status) });
+    this.live?.observe(t, route);
+  }
+
+  count(name: CounterName, labels: Record<string, string> = {}, n = 1): void {
+    if (this.live) {
+      this.live.inc(name, labels, n);
+      return;
+    }
+    let byLabels = this.tallies.get(name);
+    if (!byLabels) this.tallies.set(name, (byLabels = new Map()));
+    const key = JSON.stringify(labels);
+    const entry = byLabels.get(key);
+    if (entry) entry.value += n;
+    else byLabels.set(key, { labels, value: n });
+  }
+
+  wsOpened(): void {
+    this.wsOpen++;
+    this.count('svc_websocket_connections_opened_total');
+  }
+
+  wsClosed(): void {
+    this.wsOpen = Math.max(0, this.wsOpen - 1);
+  }
+
+  get openWebSockets(): number {
+    return this.wsOpen;
+  }
+
+  /** The text exposition of every metric, loading prom-client on the first call. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    const live = await this.load();
+    return { contentType: live.contentType, body: await live.text() };
+  }
+
+  private load(): Promise<PromMetrics> {
+    this.loading ??= import('./prometheus.js').then(({ createPromMetrics }) => {
+      const live = createPromMetrics({ gauges: this.gauges, openWebSockets: () => this.wsOpen });
+      for (const [name, byLabels] of this.tallies) for (const { labels, value } of byLabels.values()) live.inc(name, labels, value);
+      this.tallies.clear();
+      for (const t of this.traces.all()) if (t.timestamp_ms >= this.startedAtMs) live.observe(t, routeLabel(t.method, t.path));
+      this.live = live;
+      return live;
+    });
+    return this.loading;
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+}
