@@ -31,6 +31,8 @@ export interface AlertingDeps {
 export interface IntegrationFacts {
   tenantId: string;
   apiKeysLoaded: number;
+  /** The observability backend document (`GET /v1/observability/backend`). */
+  observability: Record<string, unknown>;
 }
 
 /**
@@ -121,8 +123,7 @@ export class AlertingService {
       version: API_VERSION,
       alert_channels: labels,
       observability: {
-        package: 'svc-otel-collector',
-        collector_url_env: 'SVC_OTEL_COLLECTOR_URL',
+        ...facts.observability,
         ...(this.deps.settings.grafanaUrl ? { grafana_url: this.deps.settings.grafanaUrl } : {}),
       },
       tenant_id: facts.tenantId,

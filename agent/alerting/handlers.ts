@@ -1,3 +1,4 @@
+import { observabilityBackend } from '../observability/otlp/otlp-endpoints.js';
 import {
   completeSlackOauth,
   createSlackOauthUrl,
@@ -18,7 +19,11 @@ export const alertingHandlers = [
   on(getAlertChannels, (_i, ctx) => ctx.services.alerting.getChannels()),
   on(updateAlertChannels, ({ body }, ctx) => ctx.services.alerting.updateChannels(body)),
   on(getAdminIntegrations, (_i, ctx) =>
-    ctx.services.alerting.integrations({ tenantId: ctx.services.settings.tenantId, apiKeysLoaded: ctx.services.credentials.keysLoaded }),
+    ctx.services.alerting.integrations({
+      tenantId: ctx.services.settings.tenantId,
+      apiKeysLoaded: ctx.services.credentials.keysLoaded,
+      observability: observabilityBackend(ctx.services.settings.otlp),
+    }),
   ),
   on(getAdminSlack, (_i, ctx) => ctx.services.alerting.slack.view()),
   on(updateAdminSlack, ({ body }, ctx) => ctx.services.alerting.slack.update(body)),

@@ -82,7 +82,7 @@ export const DEFAULT_COMPLIANCE_PROFILE = 'defense';
 /** The profile a name stands for (trimmed, case-insensitive, aliases), or null. */
 export function findComplianceProfile(name: string): ComplianceProfile | null {
   const key = name.trim().toLowerCase();
-  const canonical = ALIASES[key] ?? key;
+  const canonical = Object.hasOwn(ALIASES, key) ? ALIASES[key]! : key;
   return COMPLIANCE_PROFILES.find((p) => p.name === canonical) ?? null;
 }
 

@@ -112,7 +112,7 @@ export function normaliseProfileName(name: string): string {
 export function profileKindOf(name: string): ProfileKind | null {
   const n = normaliseProfileName(name);
   if ((PROFILE_KINDS as readonly string[]).includes(n)) return n as ProfileKind;
-  return ALIASES[n] ?? null;
+  return Object.hasOwn(ALIASES, n) ? ALIASES[n]! : null;
 }
 
 function record(kind: ProfileKindJson, row: Row): DeploymentProfile {

@@ -28,7 +28,8 @@ const PHASE_ALIASES: Readonly<Record<string, Phase>> = {
 };
 
 export function parsePhase(raw: string): Phase | null {
-  return PHASE_ALIASES[raw.trim().toLowerCase()] ?? null;
+  const key = raw.trim().toLowerCase();
+  return Object.hasOwn(PHASE_ALIASES, key) ? PHASE_ALIASES[key]! : null;
 }
 
 const order = (p: Phase): number => PHASES.indexOf(p);

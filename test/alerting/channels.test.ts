@@ -60,11 +60,14 @@ describe('GET/PUT /v1/admin/alert-channels', () => {
   });
 
   it('no channel in the environment: [log]', async () => {
-    const a = await agent({ SVC_GRAFANA_URL: 'http://grafana.local:3000' });
+    const a = await agent({ SVC_GRAFANA_URL: 'http://grafana.local:3000', SVC_OTEL_COLLECTOR_URL: 'http://collector.local:4318/' });
     expect((await a.get('/v1/admin/alert-channels')).body).toMatchObject({ channels: ['log'], use_env_fallback: true });
     const integrations = (await a.get('/v1/admin/integrations')).body;
     expect(integrations.alert_channels).toEqual(['log']);
-    expect(integrations.observability.grafana_url).toBe('http://grafana.local:3000');
+    // The observability backend document, the same as GET /v1/observability/backend, plus Grafana.
+    const backend = (await a.get('/v1/observability/backend')).body;
+    expect(backend.traces_endpoint).toBe('http://collector.local:4318/v1/traces');
+    expect(integrations.observability).toEqual({ ...backend, grafana_url: 'http://grafana.local:3000' });
   });
 
   it('F21: an empty list is 400 for the administrator and 403 for an operator; other refusals leave the channels as they were', async () => {

@@ -10,6 +10,16 @@ import { safetyAudit } from '../../agent/programs/assurance/safety-audit.js';
 const device = (over: Partial<DeviceRecord>): DeviceRecord =>
   ({ id: 'd', firmware_version: null, trust_level: 'trusted', lifecycle_state: 'active', health_status: 'unknown', ...over }) as DeviceRecord;
 
+describe('profile names that are object keys', () => {
+  it('constructor, __proto__ and toString are unknown names, not prototype members', () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(profileKindOf(name), name).toBeNull();
+      expect(builtinProfile(name), name).toBeNull();
+      expect(resolveProfile(name).kind, name).toEqual({ custom: normaliseProfileName(name) });
+    }
+  });
+});
+
 describe('device readiness rules', () => {
   it('compares dotted versions: missing parts are 0, non-numeric parts skipped', () => {
     expect(compareVersions('1.2.0', '1.10')).toBe(-1);

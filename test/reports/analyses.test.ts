@@ -7,7 +7,7 @@ import { recoveryCoverage } from '../../agent/programs/assurance/recovery-covera
 import { secureBootScore } from '../../agent/programs/assurance/secure-boot.js';
 import { scenarioCoverage } from '../../agent/programs/assurance/scenario-coverage.js';
 import { csvField } from '../../agent/reports/report-export.js';
-import { parsePhasePath } from '../../agent/reports/digital-thread.js';
+import { parsePhase, parsePhasePath } from '../../agent/reports/digital-thread.js';
 
 const program = (src: string) => parseProgram(src, 'unit.sd');
 
@@ -31,6 +31,11 @@ describe('compliance profiles and evaluation', () => {
   it('lists ten built-ins and resolves names trimmed, case-insensitively and by alias', () => {
     expect(COMPLIANCE_PROFILES.map((p) => p.name)).toEqual(['industrial', 'warehouse', 'medical', 'agriculture', 'defense', 'iso26262', 'iso13849', 'iec61508', 'research', 'human_collaboration']);
     expect(findComplianceProfile(' Automotive ')?.name).toBe('iso26262');
+    // Names that are Object.prototype members are unknown names, not aliases.
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      expect(findComplianceProfile(name), name).toBeNull();
+      expect(parsePhase(name), name).toBeNull();
+    }
     expect(findComplianceProfile('FUNCTIONAL_SAFETY')?.name).toBe('iec61508');
     expect(findComplianceProfile('hri')?.name).toBe('human_collaboration');
     expect(findComplianceProfile('nope')).toBeNull();

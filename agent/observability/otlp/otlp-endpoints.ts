@@ -25,3 +25,17 @@ export function metricsEndpoint(s: OtlpSettings): string | null {
   if (s.collectorUrl) return collectorPath(s.collectorUrl, '/v1/metrics');
   return s.endpoint;
 }
+
+/**
+ * `GET /v1/observability/backend` (docs/observability.md § Endpoints), also the `observability` part of
+ * `GET /v1/admin/integrations`: where traces and metrics would be pushed, from the settings alone.
+ */
+export function observabilityBackend(s: OtlpSettings) {
+  return {
+    package: 'svc-otel-collector',
+    traces_endpoint: tracesEndpoint(s),
+    metrics_endpoint: metricsEndpoint(s),
+    auto_push: s.traceAutoPush,
+    collector_url_env: 'SVC_OTEL_COLLECTOR_URL',
+  };
+}

@@ -4,7 +4,7 @@ import { httpUrl, OutboundError, type OutboundHttp } from '../../outbound/outbou
 import type { OtlpSettings } from '../../settings/settings.js';
 import type { PersistentRing } from '../persistent-ring.js';
 import type { TraceRecord } from '../traces.js';
-import { metricsEndpoint, tracesEndpoint } from './otlp-endpoints.js';
+import { metricsEndpoint, observabilityBackend, tracesEndpoint } from './otlp-endpoints.js';
 import type { GaugeValues } from './otlp-render.js';
 
 type Render = typeof import('./otlp-render.js');
@@ -36,13 +36,7 @@ export class OtlpService {
   }
 
   backend() {
-    return {
-      package: 'svc-otel-collector',
-      traces_endpoint: tracesEndpoint(this.settings),
-      metrics_endpoint: metricsEndpoint(this.settings),
-      auto_push: this.settings.traceAutoPush,
-      collector_url_env: 'SVC_OTEL_COLLECTOR_URL',
-    };
+    return observabilityBackend(this.settings);
   }
 
   listTraces() {
