@@ -77,24 +77,46 @@ export class MetricsService {
     this.unsubscribe = traces.onAppend((t) => this.onTrace(t));
   }
 
+  /**
+   * Every served request passes here, so the common case allocates nothing: the route label is cached
+   * per method and path (bounded: a flood of unknown paths only clears the cache), and the tally is
+   * found by a string key; the label object is built once per new key.
+   */
   private onTrace(t: TraceRecord): void {
-    const route = routeLabel(t.method, t.path);
-    if (t.method === 'GRPC') this.count('svc_grpc_calls_total', { method: route, status: String(t.status) });
-    else this.count('svc_http_requests_total', { method: t.method, route, status: String(t.status) });
+    const route = this.route(t.method, t.path);
+    const status = String(t.status);
+    if (t.method === 'GRPC') this.countKeyed('svc_grpc_calls_total', `${route} ${status}`, () => ({ method: route, status }));
+    else this.countKeyed('svc_http_requests_total', `${t.method} ${route} ${status}`, () => ({ method: t.method, route, status }));
     this.live?.observe(t, route);
   }
 
+  private readonly routes = new Map<string, string>();
+
+  private route(method: string, path: string): string {
+    const key = `${method} ${path}`;
+    let route = this.routes.get(key);
+    if (route === undefined) {
+      route = routeLabel(method, path);
+      if (this.routes.size >= 1024) this.routes.clear();
+      this.routes.set(key, route);
+    }
+    return route;
+  }
+
   count(name: CounterName, labels: Record<string, string> = {}, n = 1): void {
+    this.countKeyed(name, JSON.stringify(labels), () => labels, n);
+  }
+
+  private countKeyed(name: CounterName, key: string, labels: () => Record<string, string>, n = 1): void {
     if (this.live) {
-      this.live.inc(name, labels, n);
+      this.live.inc(name, labels(), n);
       return;
     }
     let byLabels = this.tallies.get(name);
     if (!byLabels) this.tallies.set(name, (byLabels = new Map()));
-    const key = JSON.stringify(labels);
     const entry = byLabels.get(key);
     if (entry) entry.value += n;
-    else byLabels.set(key, { labels, value: n });
+    else byLabels.set(key, { labels: labels(), value: n });
   }
 
   wsOpened(): void {
