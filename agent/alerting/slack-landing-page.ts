@@ -1,20 +1,10 @@
-import crypto from 'node:crypto';
-import { escapeHtml } from '../security/oidc/landing-page.js';
+import { escapeHtml, landingPageHeaders, scriptSafeJson } from '../security/oidc/landing-page.js';
 
 /** Where the page lives on the agent; the default redirect URI points here. */
 export const SLACK_CALLBACK_PAGE_PATH = '/admin/oauth/slack/callback';
 
 /** `type` of the message posted to the opener window. */
 export const SLACK_MESSAGE_TYPE = 'svc-slack-oauth';
-
-function scriptSafeJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-}
 
 /**
  * Fixed script text (values travel in a JSON data block), pinned by its hash in the CSP. The message
@@ -30,15 +20,7 @@ const SCRIPT = `(function () {
     } catch (e) { /* the manual values below stay visible */ }
   }
 })();`;
-const SCRIPT_HASH = crypto.createHash('sha256').update(SCRIPT).digest('base64');
-
-const HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-  'content-security-policy': `default-src 'none'; script-src 'sha256-${SCRIPT_HASH}'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-};
+const HEADERS = landingPageHeaders(SCRIPT);
 
 /**
  * `GET /admin/oauth/slack/callback` (docs/operations.md § Alerting, Slack): where Slack sends the

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { readAgentEntries } from './fleet-agents.js';
 
 export const DEPLOY_AGENTS_FILE = 'deploy-agents.json';
 
@@ -21,16 +21,7 @@ export class DeployAgentRegistry {
 
   /** Entries with a target and a URL, tokens included (callers never put a token in a response). */
   stored(): StoredDeployAgent[] {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(fs.readFileSync(this.file, 'utf8'));
-    } catch {
-      return [];
-    }
-    const agents = raw && typeof raw === 'object' && Array.isArray((raw as { agents?: unknown }).agents) ? (raw as { agents: unknown[] }).agents : [];
-    return agents.filter(
-      (a): a is StoredDeployAgent => !!a && typeof a === 'object' && typeof (a as StoredDeployAgent).target === 'string' && typeof (a as StoredDeployAgent).url === 'string',
-    );
+    return readAgentEntries<StoredDeployAgent>(this.file, (a) => typeof a['target'] === 'string' && typeof a['url'] === 'string');
   }
 
   /** The agent installing `target` (`<Robot>@<Hardware>`), if registered. */

@@ -3,6 +3,21 @@ import path from 'node:path';
 
 export const FLEET_AGENTS_FILE = 'fleet-agents.json';
 
+/**
+ * The `agents` entries of an agent registry file (`{agents:[…]}`) that pass `valid`. The registries
+ * are written by other tools, so a missing, unreadable or malformed file is an empty registry.
+ */
+export function readAgentEntries<T>(file: string, valid: (entry: Record<string, unknown>) => boolean): T[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return [];
+  }
+  const agents = raw && typeof raw === 'object' && Array.isArray((raw as { agents?: unknown }).agents) ? (raw as { agents: unknown[] }).agents : [];
+  return agents.filter((a) => !!a && typeof a === 'object' && valid(a as Record<string, unknown>)) as T[];
+}
+
 /** A fleet agent as the registry file stores it: the robot, its relay endpoint and (maybe) a bearer token. */
 export interface StoredFleetAgent {
   robot_name: string;
@@ -35,16 +50,7 @@ export class FleetAgentRegistry {
   }
 
   private read(): StoredFleetAgent[] {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(fs.readFileSync(this.file, 'utf8'));
-    } catch {
-      return [];
-    }
-    const agents = raw && typeof raw === 'object' && Array.isArray((raw as { agents?: unknown }).agents) ? (raw as { agents: unknown[] }).agents : [];
-    return agents.filter(
-      (a): a is StoredFleetAgent => !!a && typeof a === 'object' && typeof (a as StoredFleetAgent).robot_name === 'string' && typeof (a as StoredFleetAgent).url === 'string',
-    );
+    return readAgentEntries<StoredFleetAgent>(this.file, (a) => typeof a['robot_name'] === 'string' && typeof a['url'] === 'string');
   }
 
   /** Agents sorted by robot name; tokens replaced by `token_set`. */

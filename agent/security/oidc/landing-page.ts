@@ -14,7 +14,7 @@ export function escapeHtml(value: string): string {
 }
 
 /** JSON that is safe inside a `<script>` element: no `<`, `>`, `&` or line separators survive. */
-function scriptSafeJson(value: unknown): string {
+export function scriptSafeJson(value: unknown): string {
   return JSON.stringify(value)
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e')
@@ -38,16 +38,23 @@ const SCRIPT = `(function () {
     window.close();
   }
 })();`;
-const SCRIPT_HASH = crypto.createHash('sha256').update(SCRIPT).digest('base64');
+/**
+ * Headers of a sign-in landing page (this one and the Slack one, agent/alerting): no caching, no
+ * Referer (the code is in the page's URL), and a CSP that lets only the page's own fixed script run,
+ * pinned by its hash.
+ */
+export function landingPageHeaders(script: string): Readonly<Record<string, string>> {
+  const hash = crypto.createHash('sha256').update(script).digest('base64');
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'referrer-policy': 'no-referrer',
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': `default-src 'none'; script-src 'sha256-${hash}'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+  };
+}
 
-export const LANDING_PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'text/html; charset=utf-8',
-  'cache-control': 'no-store',
-  // The code is in this page's URL: never send it onwards in a Referer.
-  'referrer-policy': 'no-referrer',
-  'x-content-type-options': 'nosniff',
-  'content-security-policy': `default-src 'none'; script-src 'sha256-${SCRIPT_HASH}'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
-};
+export const LANDING_PAGE_HEADERS = landingPageHeaders(SCRIPT);
 
 export interface LandingPageParams {
   code: string;
