@@ -1,21 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bearer, callUnary, connectGrpc } from '../helpers/grpc-client.js';
-import { alertAgent, KEY_IDS, KEYS, type AlertAgent } from './fixture.js';
+import { KEY_IDS, KEYS, perTest } from './fixture.js';
 
 /** Admin alert channels and the integrations summary (docs/operations.md § Alerting; digest §9.1–§9.4, F21, F22). */
 
-let running: AlertAgent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
-});
-async function agent(...args: Parameters<typeof alertAgent>) {
-  const a = await alertAgent(...args);
-  running.push(a);
-  return a;
-}
+const { agent } = perTest();
 
 const ROUTING_KEY = 'R0UT1NGKEY0123456789abcdef';
 const SLACK_HOOK = 'https://hooks.slack.com/services/T000/B000/XXXXSECRETXXXX';
@@ -107,7 +98,6 @@ describe('GET/PUT /v1/admin/alert-channels', () => {
     expect(audit.at(-1)).toMatchObject({ method: 'PUT', path: '/v1/admin/alert-channels', actor_key_id: KEY_IDS.admin });
 
     await a.close();
-    running = [];
     const b = await agent({ SVC_ALERT_WEBHOOK_URL: 'http://127.0.0.1:9/env' }, a.stateDir);
     expect((await b.get('/v1/admin/alert-channels')).body).toMatchObject({ channels: ['log', { webhook: { url: 'http://127.0.0.1:9/x' } }], use_env_fallback: false });
   });
@@ -181,11 +171,9 @@ describe('GET/PUT /v1/admin/alert-channels', () => {
     expect((await a.send('PUT', '/v1/admin/alert-channels', KEYS.admin, { channels: ['log'], use_env_fallback: true })).status).toBe(200);
     expect((await a.get('/v1/admin/alert-channels')).body).toMatchObject({ channels: ['log'], use_env_fallback: true });
     await a.close();
-    running = [];
     const b = await agent({ SVC_ALERT_TEAMS_URL: 'http://127.0.0.1:9/t' }, a.stateDir);
     expect((await b.get('/v1/admin/alert-channels')).body).toMatchObject({ channels: ['log'], use_env_fallback: true });
     await b.close();
-    running = [];
     fs.writeFileSync(path.join(a.stateDir, 'alert-channels.json'), JSON.stringify({ channels: [], use_env_fallback: true }));
     const c = await agent({ SVC_ALERT_TEAMS_URL: 'http://127.0.0.1:9/t' }, a.stateDir);
     expect((await c.get('/v1/admin/alert-channels')).body).toMatchObject({ channels: [{ teams: { url: 'http://127.0.0.1:9/t' } }], use_env_fallback: true });
@@ -194,7 +182,6 @@ describe('GET/PUT /v1/admin/alert-channels', () => {
   it('a damaged channels file is kept aside and the environment list is used', async () => {
     const a = await agent();
     await a.close();
-    running = [];
     fs.writeFileSync(path.join(a.stateDir, 'alert-channels.json'), '{"channels":[{"carrier_pigeon":{}}]}');
     const b = await agent({ SVC_ALERT_TEAMS_URL: 'http://127.0.0.1:9/t' }, a.stateDir);
     expect((await b.get('/v1/admin/alert-channels')).body).toMatchObject({ channels: [{ teams: { url: 'http://127.0.0.1:9/t' } }], use_env_fallback: true });

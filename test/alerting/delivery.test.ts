@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/agent-harness.js';
-import { alertAgent, eventually, KEYS, Receiver, settledDeliveries, SmtpSink, type AlertAgent } from './fixture.js';
+import { eventually, KEYS, perTest, settledDeliveries, SmtpSink, type AlertAgent } from './fixture.js';
 
 /**
  * Alerts delivered for real (docs/operations.md § Alerting; digest §9.1, §1.5): every channel kind
@@ -13,24 +13,7 @@ import { alertAgent, eventually, KEYS, Receiver, settledDeliveries, SmtpSink, ty
  * with backoff and logged per alert, and only channels that accepted the alert appear in delivered_via.
  */
 
-let running: AlertAgent[] = [];
-let servers: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  await Promise.all(servers.map((s) => s.close()));
-  running = [];
-  servers = [];
-});
-async function agent(...args: Parameters<typeof alertAgent>) {
-  const a = await alertAgent(...args);
-  running.push(a);
-  return a;
-}
-async function receiver(): Promise<Receiver> {
-  const r = await new Receiver().start();
-  servers.push(r);
-  return r;
-}
+const { agent, receiver, track } = perTest();
 
 /** A loopback port nothing listens on. */
 async function deadPort(): Promise<number> {
@@ -53,7 +36,7 @@ describe('alert delivery', () => {
   it('one alert reaches a webhook, a Slack-style webhook, Teams, PagerDuty and a real SMTP server, each with its own body', async () => {
     const [hook, slack, teams, pd] = await Promise.all([receiver(), receiver(), receiver(), receiver()]);
     const smtp = await new SmtpSink().start();
-    servers.push(smtp);
+    track(smtp);
     const a = await agent({ SVC_SMTP_HOST: '127.0.0.1', SVC_SMTP_PORT: String(smtp.port), SVC_SMTP_FROM: 'svc@robots.example' });
     const slackUrl = `${slack.url}/hooks.slack.com/services/T1/B2/SECRETPART`;
     const put = await a.send('PUT', '/v1/admin/alert-channels', KEYS.admin, {
@@ -203,7 +186,6 @@ describe('alert delivery', () => {
     const alert = await testAlert(a, 'persist me');
     await settledDeliveries(a, alert.id);
     await a.close();
-    running = [];
     const b = await agent({}, a.stateDir);
     const stored = (await b.get('/v1/alerts')).body.alerts.find((x: any) => x.id === alert.id);
     expect(stored.delivered_via).toEqual([`webhook:${hook.url}/x`]);
@@ -212,7 +194,7 @@ describe('alert delivery', () => {
 
   it('e-mail dry run (or no SMTP host): logged, nothing sent, not counted as delivered', async () => {
     const smtp = await new SmtpSink().start();
-    servers.push(smtp);
+    track(smtp);
     const a = await agent({ SVC_ALERT_EMAIL_TO: 'oncall@robots.example', SVC_SMTP_HOST: '127.0.0.1', SVC_SMTP_PORT: String(smtp.port), SVC_ALERT_EMAIL_DRY_RUN: '1' });
     const alert = await testAlert(a, 'dry run');
     const log = await settledDeliveries(a, alert.id);
@@ -227,7 +209,7 @@ describe('alert delivery', () => {
 
   it('an SMTP server that refuses the recipient: retried, never counted', async () => {
     const smtp = await new SmtpSink().start();
-    servers.push(smtp);
+    track(smtp);
     smtp.refuseRecipients = true;
     const a = await agent({ SVC_ALERT_EMAIL_TO: 'oncall@robots.example', SVC_SMTP_HOST: '127.0.0.1', SVC_SMTP_PORT: String(smtp.port) });
     const alert = await testAlert(a, 'refused');
@@ -252,7 +234,7 @@ describe('alert delivery', () => {
       });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    servers.push({ close: () => new Promise<void>((r) => server.close(() => r())) });
+    track({ close: () => new Promise<void>((r) => server.close(() => r())) });
     const url = `https://127.0.0.1:${(server.address() as net.AddressInfo).port}/teams`;
 
     const trusting = await agent({ SVC_ALERT_TEAMS_URL: url, SVC_OUTBOUND_CA_FILE: certFile });

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
+import { afterEach } from 'vitest';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 
 /** One key per role that matters here: administrator, Deploy (developer), Operate only (operator), no action (auditor). */
@@ -171,4 +172,39 @@ export async function settledDeliveries(a: AlertAgent, alertId: string): Promise
     const r = await a.get(`/v1/alerts/${alertId}/deliveries`);
     return r.status === 200 && r.body.pending === false ? r.body : undefined;
   });
+}
+
+/**
+ * The agents and local servers one test file starts, each closed after its test: `agent(...)` starts
+ * an alerting agent, `receiver()` a local HTTP receiver, `track(server)` any other server.
+ */
+export function perTest() {
+  let running: AlertAgent[] = [];
+  let servers: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    await Promise.all(running.map((a) => a.close()));
+    await Promise.all(servers.map((s) => s.close()));
+    running = [];
+    servers = [];
+  });
+  return {
+    async agent(...args: Parameters<typeof alertAgent>): Promise<AlertAgent> {
+      const a = await alertAgent(...args);
+      // A test may close an agent itself (to restart on its state); closing again is then a no-op.
+      const close = a.close.bind(a);
+      let closing: Promise<void> | null = null;
+      a.close = () => (closing ??= close());
+      running.push(a);
+      return a;
+    },
+    async receiver(): Promise<Receiver> {
+      const r = await new Receiver().start();
+      servers.push(r);
+      return r;
+    },
+    track<T extends { close(): Promise<void> }>(server: T): T {
+      servers.push(server);
+      return server;
+    },
+  };
 }

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { alertAgent, KEY_IDS, KEYS, Receiver, type AlertAgent } from './fixture.js';
+import { describe, expect, it } from 'vitest';
+import { KEY_IDS, KEYS, perTest, Receiver, type AlertAgent } from './fixture.js';
 
 /**
  * The PagerDuty inbound webhook (docs/operations.md § Alerting; digest §9.6, F25): the shared secret
@@ -7,19 +7,7 @@ import { alertAgent, KEY_IDS, KEYS, Receiver, type AlertAgent } from './fixture.
  * matching incident, the echo to PagerDuty, audit with actor `anonymous` for secret-only calls.
  */
 
-let running: AlertAgent[] = [];
-let servers: Receiver[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  await Promise.all(servers.map((s) => s.close()));
-  running = [];
-  servers = [];
-});
-async function agent(...args: Parameters<typeof alertAgent>) {
-  const a = await alertAgent(...args);
-  running.push(a);
-  return a;
-}
+const { agent, track } = perTest();
 
 const SECRET = 'pd-shared-secret-9f8e7d6c';
 const HOOK = '/v1/integrations/pagerduty/webhook';
@@ -112,7 +100,7 @@ describe('POST /v1/integrations/pagerduty/webhook', () => {
 
   it('echoes the change to SVC_ALERT_PAGERDUTY_URL with the routing key; a failing PagerDuty is reported, not fatal', async () => {
     const pd = await new Receiver().start();
-    servers.push(pd);
+    track(pd);
     const a = await agent({ SVC_PAGERDUTY_WEBHOOK_SECRET: SECRET, SVC_ALERT_PAGERDUTY_URL: `${pd.url}/v2/enqueue`, SVC_ALERT_PAGERDUTY_ROUTING_KEY: 'rk-echo-1' });
     const { alertId, incident } = await criticalIncident(a);
     // Wait for the trigger event the alert itself sent.

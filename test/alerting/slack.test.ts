@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { alertAgent, KEYS, Receiver, settledDeliveries, type AlertAgent } from './fixture.js';
+import { describe, expect, it } from 'vitest';
+import { KEYS, perTest, settledDeliveries } from './fixture.js';
 
 /**
  * The Slack setup wizard (docs/operations.md § Alerting, Slack; digest §9.5, F23, F24): write-only
@@ -9,24 +9,7 @@ import { alertAgent, KEYS, Receiver, settledDeliveries, type AlertAgent } from '
  * Slack (SVC_SLACK_API_URL), and the stored webhook used as a delivery target.
  */
 
-let running: AlertAgent[] = [];
-let servers: Receiver[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  await Promise.all(servers.map((s) => s.close()));
-  running = [];
-  servers = [];
-});
-async function agent(...args: Parameters<typeof alertAgent>) {
-  const a = await alertAgent(...args);
-  running.push(a);
-  return a;
-}
-async function receiver(): Promise<Receiver> {
-  const r = await new Receiver().start();
-  servers.push(r);
-  return r;
-}
+const { agent, receiver } = perTest();
 
 const CLIENT_SECRET = 'slack-client-secret-0123456789';
 
