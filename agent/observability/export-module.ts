@@ -56,7 +56,10 @@ export const observabilityExportModule = defineModule({
       },
       use('startedAtMs'),
     );
-    const offTelemetry = telemetry.ring.onAppend((e) => metrics.count('svc_telemetry_events_total', { kind: e.kind }));
+    // One label object per event kind, so counting a reading allocates nothing.
+    const kindLabels = new Map<string, Record<string, string>>();
+    const labelsOf = (kind: string) => kindLabels.get(kind) ?? kindLabels.set(kind, { kind }).get(kind)!;
+    const offTelemetry = telemetry.ring.onAppend((e) => metrics.count('svc_telemetry_events_total', labelsOf(e.kind)));
     const offBus = bus.subscribe((e) => {
       const alert = alertOf(e);
       if (alert) metrics.count('svc_alerts_raised_total', { alert_type: alert.alert_type, severity: alert.severity });

@@ -8,11 +8,11 @@
 // agent is left idle for 2 s and its VmRSS is read from /proc. Without socat the figure is skipped
 // (reported, JSON says why).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, serialDevicePairs } from './serial-ptys.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const N = Number(process.env.BENCH_RSS_DEVICES ?? 32);
@@ -31,7 +31,11 @@ const children = [];
 const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-bench-rss-'));
 const cleanup = () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+  try {
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    /* the agent may still be writing its state as it exits: leave the temp dir */
+  }
 };
 process.on('exit', cleanup);
 const watchdog = setTimeout(() => {
@@ -41,41 +45,8 @@ const watchdog = setTimeout(() => {
 watchdog.unref();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const agentEnds = [];
-const deviceEnds = [];
-for (let i = 0; i < N; i++) {
-  const a = path.join(dir, `agent${i}`);
-  const b = path.join(dir, `dev${i}`);
-  children.push(spawn('socat', [`pty,raw,echo=0,link=${a}`, `pty,raw,echo=0,link=${b}`], { stdio: 'ignore' }));
-  agentEnds.push(a);
-  deviceEnds.push(b);
-}
-for (let t = 0; !(agentEnds.every(existsSync) && deviceEnds.every(existsSync)); t++) {
-  if (t > 500) throw new Error('socat links did not appear');
-  await sleep(10);
-}
-
-// All emulators in one process.
-const emulatorCode = `
-  const { startSerialEmulator } = await import(${JSON.stringify(path.join(ROOT, 'dist', 'sim', 'serial-emulator.js'))});
-  const ends = ${JSON.stringify(deviceEnds)};
-  await Promise.all(ends.map((p, i) => startSerialEmulator(p, { id: 'rss-' + i, deviceType: 'imu', firmwareVersion: '1.0.0', rateHz: 1, faults: [], seed: i })));
-  console.log('emulators ready');
-  setInterval(() => {}, 1 << 30);
-`;
-const emulators = spawn(process.execPath, ['--input-type=module', '-e', emulatorCode], { stdio: ['ignore', 'pipe', 'inherit'] });
-children.push(emulators);
-await new Promise((resolve, reject) => {
-  emulators.stdout.on('data', (d) => String(d).includes('emulators ready') && resolve());
-  emulators.on('exit', (code) => reject(new Error(`emulators exited (${code})`)));
-});
-
-const port = await new Promise((r) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => {
-    const p = s.address().port;
-    s.close(() => r(p));
-  });
-});
+const agentEnds = await serialDevicePairs({ dir, n: N, children, idPrefix: 'rss-', deviceType: 'imu' });
+const port = await freePort();
 const started = performance.now();
 const agent = spawn(process.execPath, [path.join(ROOT, 'bin', 'svc.js'), 'serve', '--bind', `127.0.0.1:${port}`], {
   env: { ...process.env, SVC_CONTROL_CENTER_STATE_DIR: path.join(dir, 'state'), SVC_HAL_SERIAL_PORTS: agentEnds.join(','), SVC_API_KEY: '' },

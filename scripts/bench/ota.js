@@ -6,11 +6,11 @@
 // ends, then one canary rollout (BENCH_OTA_CANARY_PERCENT, 25) of a BENCH_OTA_IMAGE_BYTES (16384)
 // image with readiness gates: total time, per-device flash time, throughput.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort, serialDevicePairs } from './serial-ptys.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const N = Number(process.env.BENCH_OTA_DEVICES ?? 8);
@@ -43,39 +43,8 @@ setTimeout(() => {
 }, 120_000).unref();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const agentEnds = [];
-const deviceEnds = [];
-for (let i = 0; i < N; i++) {
-  const a = path.join(dir, `agent${i}`);
-  const b = path.join(dir, `dev${i}`);
-  children.push(spawn('socat', [`pty,raw,echo=0,link=${a}`, `pty,raw,echo=0,link=${b}`], { stdio: 'ignore' }));
-  agentEnds.push(a);
-  deviceEnds.push(b);
-}
-for (let t = 0; !(agentEnds.every(existsSync) && deviceEnds.every(existsSync)); t++) {
-  if (t > 500) throw new Error('socat links did not appear');
-  await sleep(10);
-}
-const emulatorCode = `
-  const { startSerialEmulator } = await import(${JSON.stringify(path.join(ROOT, 'dist', 'sim', 'serial-emulator.js'))});
-  const ends = ${JSON.stringify(deviceEnds)};
-  await Promise.all(ends.map((p, i) => startSerialEmulator(p, { id: 'ota-' + i, deviceType: 'motor_controller', firmwareVersion: '1.0.0', rateHz: 1, faults: [], seed: i })));
-  console.log('emulators ready');
-  setInterval(() => {}, 1 << 30);
-`;
-const emulators = spawn(process.execPath, ['--input-type=module', '-e', emulatorCode], { stdio: ['ignore', 'pipe', 'inherit'] });
-children.push(emulators);
-await new Promise((resolve, reject) => {
-  emulators.stdout.on('data', (d) => String(d).includes('emulators ready') && resolve());
-  emulators.on('exit', (code) => reject(new Error(`emulators exited (${code})`)));
-});
-
-const port = await new Promise((r) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => {
-    const p = s.address().port;
-    s.close(() => r(p));
-  });
-});
+const agentEnds = await serialDevicePairs({ dir, n: N, children, idPrefix: 'ota-', deviceType: 'motor_controller' });
+const port = await freePort();
 const agent = spawn(process.execPath, [path.join(ROOT, 'bin', 'svc.js'), 'serve', '--bind', `127.0.0.1:${port}`], {
   env: { ...process.env, SVC_CONTROL_CENTER_STATE_DIR: path.join(dir, 'state'), SVC_HAL_SERIAL_PORTS: agentEnds.join(','), SVC_API_KEY: KEY },
   stdio: ['ignore', 'ignore', 'pipe'],

@@ -62,6 +62,8 @@ function matcher() {
  * straight to its prom-client metric. The request-duration histograms are seeded at that moment from
  * the trace ring (the requests of this process still held there) and observed live afterwards.
  */
+const NO_LABELS: Record<string, string> = {};
+
 export class MetricsService {
   private readonly tallies = new Map<CounterName, Map<string, { labels: Record<string, string>; value: number }>>();
   private live: PromMetrics | null = null;
@@ -103,8 +105,13 @@ export class MetricsService {
     return route;
   }
 
-  count(name: CounterName, labels: Record<string, string> = {}, n = 1): void {
-    this.countKeyed(name, JSON.stringify(labels), () => labels, n);
+  private readonly labelKeys = new WeakMap<Record<string, string>, string>();
+
+  /** Counts one event; callers that count often pass the same label object each time (its key is kept). */
+  count(name: CounterName, labels: Record<string, string> = NO_LABELS, n = 1): void {
+    let key = this.labelKeys.get(labels);
+    if (key === undefined) this.labelKeys.set(labels, (key = JSON.stringify(labels)));
+    this.countKeyed(name, key, () => labels, n);
   }
 
   private countKeyed(name: CounterName, key: string, labels: () => Record<string, string>, n = 1): void {
