@@ -129,6 +129,27 @@ describe('mission twins', () => {
     expect((await a.json('/v1/twins')).body.twins[0]).toMatchObject({ twin_id: 'site-b', mission_ready: true, readiness_score: 91, history_count: 1 });
   });
 
+  it('the history ring keeps the newest 50; Object.prototype names are ordinary twin ids', async () => {
+    a = await startTwinAgent(twinProject());
+    for (let i = 0; i < 52; i++) {
+      const r = await a.json('/v1/twins/ring/snapshots', post(OPERATOR, snapshotBody({ captured_at_ms: 1000 + i })));
+      expect(r.status).toBe(200);
+    }
+    const h = (await a.json('/v1/twins/ring/history')).body.snapshots;
+    expect(h).toHaveLength(50);
+    expect(h[0].captured_at_ms).toBe(1002);
+    expect(h[49].captured_at_ms).toBe(1051);
+    expect((await a.json('/v1/twins/usage')).body).toMatchObject({ twin_count: 1, snapshot_count: 50, push_count: 52 });
+    for (const id of ['constructor', '__proto__', 'toString']) {
+      expect((await a.json(`/v1/twins/${id}`)).status, id).toBe(404);
+      expect((await a.json(`/v1/twins/${id}/history`)).status, id).toBe(404);
+      const w = await a.json(`/v1/twins/${id}/snapshots`, post(OPERATOR, snapshotBody()));
+      expect(w.status, id).toBe(200);
+      expect((await a.json(`/v1/twins/${id}/history`)).body.snapshots, id).toHaveLength(1);
+    }
+    expect((await a.json('/v1/twins')).body.twins.map((t: any) => t.twin_id)).toEqual(['__proto__', 'constructor', 'ring', 'toString']);
+  });
+
   it('import-replay reads a trace a simulation recorded inside the project; paths outside it → 400', async () => {
     const p = twinProject();
     a = await startTwinAgent(p);
