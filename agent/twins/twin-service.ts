@@ -206,7 +206,8 @@ export class TwinService {
       label = projectRelative(this.deps.project, programFile)!;
     } else {
       programFile = this.projectFile(requested, 'program');
-      label = requested;
+      // As given when relative; an absolute path inside the project is shown relative to it (never where the project sits).
+      label = projectRelative(this.deps.project, programFile)!;
       if (body.trace) trace = this.readTrace(body.trace);
     }
     const twinId = body.twin_id ? checkTwinId(body.twin_id) : defaultTwinId(label);
@@ -218,6 +219,8 @@ export class TwinService {
 
   /** A snapshot a remote site pushed: checked field by field, tenant always ours. */
   push(id: string, body: Record<string, unknown>) {
+    // A path id with an (encoded) slash is no twin route, as for reads.
+    if (id.includes('/')) throw notFound();
     const twinId = checkTwinId(id);
     const invalid = (field: string) => badRequest(`invalid snapshot JSON: ${field}`);
     if (body['twin_id'] !== undefined && body['twin_id'] !== null && body['twin_id'] !== '') {

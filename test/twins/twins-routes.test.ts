@@ -140,6 +140,8 @@ describe('mission twins', () => {
     expect(h[0].captured_at_ms).toBe(1002);
     expect(h[49].captured_at_ms).toBe(1051);
     expect((await a.json('/v1/twins/usage')).body).toMatchObject({ twin_count: 1, snapshot_count: 50, push_count: 52 });
+    expect((await a.json('/v1/twins/a%2Fb/snapshots', post(OPERATOR, snapshotBody()))).status).toBe(404);
+    expect((await a.json('/v1/twins/a%2Fb')).status).toBe(404);
     for (const id of ['constructor', '__proto__', 'toString']) {
       expect((await a.json(`/v1/twins/${id}`)).status, id).toBe(404);
       expect((await a.json(`/v1/twins/${id}/history`)).status, id).toBe(404);
@@ -184,6 +186,11 @@ describe('mission twins', () => {
     expect(named.body.snapshot.program).toBe('programs/patrol.sd');
     expect(named.body.snapshot.mission_twin.replay.frame_count).toBe(trace.frames.length);
     expect((await a.json('/v1/twins/usage')).body).toMatchObject({ push_count: 2, sync_count: 0 });
+    // An absolute path inside the project is accepted and shown relative to it.
+    const abs = await a.json('/v1/twins/import-replay', post(OPERATOR, { program: p.program, twin_id: 'abs' }));
+    expect(abs.status).toBe(200);
+    expect(abs.body.snapshot.program).toBe('programs/patrol.sd');
+    expect(JSON.stringify(abs.body)).not.toContain(p.root);
 
     const outside = tempDir('svc-outside-');
     fs.writeFileSync(path.join(outside, 'evil.sd'), fs.readFileSync(p.program));
