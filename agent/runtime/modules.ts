@@ -26,6 +26,8 @@ import { securityModule } from '../security/module.js';
 import { sreModule } from '../sre/module.js';
 import { observabilityExportModule } from '../observability/export-module.js';
 import { telemetryModule } from '../telemetry/module.js';
+import { twinsModule } from '../twins/module.js';
+import { hriModule } from '../hri/module.js';
 
 /**
  * The agent's domains in the order they open (each may use what the ones before it provide); they
@@ -56,6 +58,8 @@ export const MODULES: readonly DomainModule[] = [
   secretMetadataModule,
   otaModule,
   sreModule,
+  twinsModule,
+  hriModule,
   observabilityExportModule,
   metaModule,
   rpcModule,

@@ -40,6 +40,8 @@ import type { TelemetryStore } from '../telemetry/telemetry-store.js';
 import type { SreService } from '../sre/sre-service.js';
 import type { OtlpService } from '../observability/otlp/otlp-service.js';
 import type { MetricsService } from '../observability/metrics/metrics-service.js';
+import type { TwinService } from '../twins/twin-service.js';
+import type { HriService } from '../hri/hri-service.js';
 
 /**
  * The relay trunk's state for `GET /v1/relay/status`: null while no trunk runs (no `--relay`). The
@@ -127,6 +129,10 @@ export interface Services {
   otlp: Lazy<OtlpService>;
   /** The Prometheus endpoint's metrics (`GET /metrics`; prom-client loads on the first scrape). */
   metrics: MetricsService;
+  /** Mission twins: snapshots per twin id and tenant, history rings, usage counters (docs/twins.md). */
+  twins: Lazy<TwinService>;
+  /** HRI sessions, persisted with their annotations; replay from the telemetry store (docs/twins.md). */
+  hri: Lazy<HriService>;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }
