@@ -24,6 +24,7 @@ import { rpcModule } from '../rpc/module.js';
 import { secretMetadataModule } from '../secret-metadata/module.js';
 import { securityModule } from '../security/module.js';
 import { sreModule } from '../sre/module.js';
+import { analyticsModule } from '../analytics/module.js';
 import { observabilityExportModule } from '../observability/export-module.js';
 import { telemetryModule } from '../telemetry/module.js';
 
@@ -56,6 +57,7 @@ export const MODULES: readonly DomainModule[] = [
   secretMetadataModule,
   otaModule,
   sreModule,
+  analyticsModule,
   observabilityExportModule,
   metaModule,
   rpcModule,
