@@ -360,8 +360,10 @@ export function missionRisk(input: AnalyticsInput, records: FailureRecords) {
 
 export function missionTwin(input: AnalyticsInput, trends: TrendSource) {
   const p = input.program;
-  const readiness = staticReadiness(input, { target: null });
-  const verification = verifyMission(p, { config: null, target: null });
+  // Ours: the same target policy as every analytics readiness (docs/analytics.md), not "no target".
+  const target = analyticsTarget(input);
+  const readiness = staticReadiness(input, { target });
+  const verification = verifyMission(p, { config: null, target });
   const withMission = p.robots.filter((r) => r.missions.length > 0);
   return {
     program: input.label,
@@ -380,7 +382,7 @@ export function missionTwin(input: AnalyticsInput, trends: TrendSource) {
       readiness_score: readiness.score.total,
       mission_ready: readiness.mission_ready,
     },
-    forecast: readinessForecast(input, [7, 14], trends, { target: null }),
+    forecast: readinessForecast(input, [7, 14], trends, { target }),
   };
 }
 

@@ -264,9 +264,10 @@ export function operationalPolicies(program: Program): OperationalPolicy[] {
           if (!v) throw bad();
           policy.minReadiness = Number(v[1]);
         } else {
-          const v = /^=\s*"([^"]*)"$/.exec(rest);
+          // The kept declaration text renders string literals without their quotes.
+          const v = /^=\s*"?([^"]+?)"?$/.exec(rest);
           if (!v) throw bad();
-          policy.operationHours = v[1]!;
+          policy.operationHours = v[1]!.replace(/\s+/g, '');
         }
         if (!policy.rules.includes(rule)) policy.rules.push(rule);
       }
