@@ -6,7 +6,7 @@ import { defineSpec } from '../spec.js';
  * every request and never persisted — readiness trends and forecasts from the readiness samples the
  * agent records (the SRE sample ring), failure what-ifs, a composite mission risk, a trust-weighted
  * dependency graph, the mission twin, a certification evidence pack, trace time travel, human/robot
- * teaming checks and operational-policy checks. All are public reads.
+ * teaming checks and operational-policy checks. All are open reads under the read-auth policy (docs/security.md §6).
  */
 
 const text = (max: number, what: string) => z.string().max(max).optional().describe(what);
@@ -43,7 +43,7 @@ export const getAnalyticsReadiness = defineSpec<Record<string, never>, Analytics
   summary: 'Readiness trends of the loaded program from the recorded readiness samples, with an optional linear forecast',
   method: 'GET',
   path: '/v1/analytics/readiness',
-  access: { kind: 'public' },
+  access: { kind: 'read' },
   rpc: { name: 'GetAnalyticsReadiness', request: 'QueryRequest' },
   cli: ['analytics', 'readiness'],
   query: z.lazy(() => z.object({ forecast_days: text(16, 'Forecast horizon in days (positive integer, at most 3650)') })),
@@ -55,7 +55,7 @@ export const getAnalyticsReadinessForecast = defineSpec<Record<string, never>, A
   summary: 'Readiness forecast: current readiness, recorded trend and program-derived degradation per horizon',
   method: 'GET',
   path: '/v1/analytics/readiness-forecast',
-  access: { kind: 'public' },
+  access: { kind: 'read' },
   rpc: { name: 'GetAnalyticsReadinessForecast', request: 'QueryRequest' },
   cli: ['analytics', 'readiness-forecast'],
   query: z.lazy(() =>
@@ -72,7 +72,7 @@ export const getAnalyticsWhatIf = defineSpec<Record<string, never>, AnalyticsWha
   summary: 'Failure what-if: recovery simulation and scenario-specific readiness per failure scenario',
   method: 'GET',
   path: '/v1/analytics/what-if',
-  access: { kind: 'public' },
+  access: { kind: 'read' },
   rpc: { name: 'GetAnalyticsWhatIf', request: 'QueryRequest' },
   cli: ['analytics', 'what-if'],
   query: z.lazy(() =>
@@ -89,7 +89,7 @@ export const getAnalyticsMissionRisk = defineSpec({
   summary: 'Composite deployment risk 0–100 of the loaded program with weighted factors and mitigations',
   method: 'GET',
   path: '/v1/analytics/mission-risk',
-  access: { kind: 'public' },
+  access: { kind: 'read' },
   rpc: { name: 'GetAnalyticsMissionRisk', request: 'Empty' },
   cli: ['analytics', 'mission-risk'],
 });
@@ -100,7 +100,7 @@ export const getAnalyticsTrustGraph = defineSpec<Record<string, never>, Analytic
   summary: 'Trust-weighted dependency graph of the program (and configuration) as JSON, Mermaid, DOT or text',
   method: 'GET',
   path: '/v1/analytics/trust-graph',
-  access: { kind: 'public' },
+  access: { kind: 'read' },
   rpc: { name: 'GetAnalyticsTrustGraph', request: 'QueryRequest' },
   cli: ['analytics', 'trust-graph'],
   query: z.lazy(() => z.object({ format: text(16, 'json (default), mermaid, dot (graphviz), text (txt)') })),
@@ -112,7 +112,7 @@ export const getAnalyticsMissionTwin = defineSpec({
   summary: 'Mission twin of the loaded program: state, readiness, risks and a 7/14-day forecast',
   method: 'GET',
   path: '/v1/analytics/mission-twin',
-  access: { kind: 'public' },
+  access: { kind: 'read' },
   rpc: { name: 'GetAnalyticsMissionTwin', request: 'Empty' },
   cli: ['analytics', 'mission-twin'],
 });
@@ -123,7 +123,7 @@ export const getAnalyticsCertificationPack = defineSpec<Record<string, never>, A
   summary: 'Certification evidence pack: proof over certify/deploy blocks plus verification, readiness, safety, recovery and trust evidence',
   method: 'GET',
   path: '/v1/analytics/certification-pack',
-  access: { kind: 'public' },
+  access: { kind: 'read' },
   rpc: { name: 'GetAnalyticsCertificationPack', request: 'QueryRequest' },
   cli: ['analytics', 'certification-pack'],
   query: z.lazy(() => z.object({ strict: text(8, '1|true: strict proof') })),
@@ -135,7 +135,7 @@ export const getAnalyticsTimeTravel = defineSpec<Record<string, never>, Analytic
   summary: 'State of a recorded trace (inside the project) as of a point in simulated time',
   method: 'GET',
   path: '/v1/analytics/time-travel',
-  access: { kind: 'public' },
+  access: { kind: 'read' },
   rpc: { name: 'GetAnalyticsTimeTravel', request: 'QueryRequest' },
   cli: ['analytics', 'time-travel'],
   query: z.lazy(() =>
@@ -153,7 +153,7 @@ export const getAnalyticsHumanTeaming = defineSpec({
   summary: 'Human/robot teaming: approval paths, escalations and fallback actions of the loaded program',
   method: 'GET',
   path: '/v1/analytics/human-teaming',
-  access: { kind: 'public' },
+  access: { kind: 'read' },
   rpc: { name: 'GetAnalyticsHumanTeaming', request: 'Empty' },
   cli: ['analytics', 'human-teaming'],
 });
@@ -164,7 +164,7 @@ export const getAnalyticsGovernance = defineSpec<Record<string, never>, Analytic
   summary: 'Checks an operational policy block of the loaded program (max_speed, kill switch, capabilities, readiness, hours)',
   method: 'GET',
   path: '/v1/analytics/governance',
-  access: { kind: 'public' },
+  access: { kind: 'read' },
   rpc: { name: 'GetAnalyticsGovernance', request: 'QueryRequest' },
   cli: ['analytics', 'governance'],
   query: z.lazy(() => z.object({ policy: text(128, 'Policy name (default: the first declared)') })),
