@@ -6,6 +6,7 @@
  */
 import type { Program } from '../programs/language/ast.js';
 import { traceabilityReport } from '../programs/analysis/traceability.js';
+import { analyseCapabilities } from '../programs/analysis/capability-inference.js';
 import { PACKAGE_TRUST, registryPackageOf, type TrustReport } from '../programs/assurance/trust.js';
 import { evaluateCompliance, type ComplianceProfile } from '../compliance/index.js';
 import { badRequest } from '../core/errors.js';
@@ -102,6 +103,12 @@ export function trustGraph(input: AnalyticsInput, trust: TrustReport, devices: R
     for (const hw of row.hardware.split('+')) if (!isBlank(hw)) edge(cap, node('hardware', hw.trim()), 'requires_hardware');
     for (const pkg of row.package.split('+')) if (!isBlank(pkg)) edge(cap, node('package', pkg.trim()), 'requires_package');
     for (const prov of row.provider.split('+')) if (!isBlank(prov)) edge(cap, node('provider', prov.trim()), 'requires_provider');
+  }
+  // Capabilities the analysis infers from a robot's components: the components they rest on.
+  for (const a of analyseCapabilities(p)) {
+    for (const cap of a.inferred) {
+      for (const component of a.rowByCapability.get(cap)?.required_components ?? []) edge(node('capability', cap), node('hardware', component), 'requires_component');
+    }
   }
   for (const d of p.deploys) for (const t of d.targets) edge(node('robot', d.robot), node('hardware', t), 'deploy_to');
 
