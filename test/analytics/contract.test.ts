@@ -41,7 +41,10 @@ describe('read-auth policy on the analytics routes', () => {
     fs.writeFileSync(keys, JSON.stringify([{ key_id: 'guest', token: 'analytics-guest-key-0123456789', role: 'guest' }]));
     const open = await startAnalyticsAgent({ config: p.config, program: p.program, stateDir, env: { SVC_API_KEYS_FILE: keys, SVC_API_REQUIRE_AUTH_READS: '1' } });
     try {
+      // Lazy: nothing of analytics is loaded until the first request.
+      expect(open.agent.services.analytics.loaded()).toBeNull();
       expect((await open.json('/v1/analytics/mission-twin')).status).toBe(200);
+      expect(open.agent.services.analytics.loaded()).not.toBeNull();
     } finally {
       await open.close();
     }
