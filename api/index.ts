@@ -20,6 +20,7 @@ import { programSpecs } from './domains/programs.js';
 import { recoverySpecs } from './domains/recovery.js';
 import { relayLinkSpecs } from './domains/relay-link.js';
 import { reportSpecs } from './domains/reports.js';
+import { analyticsSpecs } from './domains/analytics.js';
 import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
 import { observabilitySpecs } from './domains/observability.js';
@@ -66,4 +67,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...observabilitySpecs,
   ...twinSpecs,
   ...hriSpecs,
+  ...analyticsSpecs,
 ];

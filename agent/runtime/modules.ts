@@ -24,6 +24,7 @@ import { rpcModule } from '../rpc/module.js';
 import { secretMetadataModule } from '../secret-metadata/module.js';
 import { securityModule } from '../security/module.js';
 import { sreModule } from '../sre/module.js';
+import { analyticsModule } from '../analytics/module.js';
 import { observabilityExportModule } from '../observability/export-module.js';
 import { telemetryModule } from '../telemetry/module.js';
 import { twinsModule } from '../twins/module.js';
@@ -60,6 +61,7 @@ export const MODULES: readonly DomainModule[] = [
   sreModule,
   twinsModule,
   hriModule,
+  analyticsModule,
   observabilityExportModule,
   metaModule,
   rpcModule,

@@ -38,6 +38,7 @@ import type { RateLimiter } from '../security/rate-limit.js';
 import type { Settings } from '../settings/settings.js';
 import type { TelemetryStore } from '../telemetry/telemetry-store.js';
 import type { SreService } from '../sre/sre-service.js';
+import type { AnalyticsService } from '../analytics/analytics-service.js';
 import type { OtlpService } from '../observability/otlp/otlp-service.js';
 import type { MetricsService } from '../observability/metrics/metrics-service.js';
 import type { TwinService } from '../twins/twin-service.js';
@@ -125,6 +126,8 @@ export interface Services {
   otaTarget: Lazy<TargetService>;
   /** Fleet health and SRE rollups over the recorded health history; the SLO fast-burn monitor. */
   sre: SreService;
+  /** Program analytics over the loaded program and the recorded readiness samples (`/v1/analytics/*`). */
+  analytics: Lazy<AnalyticsService>;
   /** OTLP/JSON documents of traces and gauges and their push to a collector. */
   otlp: Lazy<OtlpService>;
   /** The Prometheus endpoint's metrics (`GET /metrics`; prom-client loads on the first scrape). */
