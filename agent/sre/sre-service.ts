@@ -169,8 +169,9 @@ export class SreService {
    * Readiness trend report of the loaded program over every recorded entry; null without a program.
    * The SRE summary uses the reference's 7-day horizon against a minimum of 80; callers may ask for others.
    */
-  readinessTrends(options: { horizonDays?: number; minimumScore?: number } = {}): ReadinessTrendReport | null {
-    const label = this.programLabel();
+  /** Readiness trends of the loaded program, or of `label` (a program file name, e.g. a twin's program). */
+  readinessTrends(options: { horizonDays?: number; minimumScore?: number; label?: string } = {}): ReadinessTrendReport | null {
+    const label = options.label ?? this.programLabel();
     if (!label) return null;
     const recorded = this.deps.history.readiness(label).map((r) => ({ at_ms: r.at_ms, program: label, total_score: r.total_score, factors: r.factors }));
     const file = readHistoryFile(this.deps.stateDir, label);

@@ -15,9 +15,10 @@ import { resolveInsideProject } from '../project/project-paths.js';
 import { loadProgram, loadTrace, refuseStateDir } from '../programs/program-files.js';
 import type { TraceFile } from '../programs/runtime/trace-file.js';
 import type { SreService } from '../sre/sre-service.js';
-import { readHistoryFile } from '../sre/readiness-trends.js';
 import type { JsonStore } from '../state/json-store.js';
-import { missionTwinReport } from './mission-twin.js';
+import { missionTwin } from '../analytics/analyses.js';
+import { RECOVERY_KNOWLEDGE_FILE } from '../programs/program-engine.js';
+import { replaySummary } from './replay-summary.js';
 import { TWIN_HISTORY_MAX, type TwinFile, type TwinSnapshot } from './twin-store.js';
 
 export const NO_PROGRAM = 'no program loaded; use control-center serve --program <file.sd>';
@@ -27,7 +28,7 @@ export interface TwinDeps {
   project: ProjectContext;
   stateDir: string;
   tenantId: string;
-  sre: Pick<SreService, 'history'>;
+  sre: Pick<SreService, 'readinessTrends'>;
   now?: () => number;
 }
 
@@ -165,15 +166,23 @@ export class TwinService {
       if (err instanceof ApiError) throw err;
       throw badRequest(`read program failed: ${(err as Error).message}`);
     }
+    // The same mission-twin computation as GET /v1/analytics/mission-twin (agent/analytics), over the
+    // recorded readiness history of this program's file name, plus what a recorded run did.
     const historyLabel = path.basename(programFile);
-    const recorded = this.deps.sre.history
-      .readiness(historyLabel)
-      .map((r) => ({ at_ms: r.at_ms, program: historyLabel, total_score: r.total_score, factors: r.factors }));
-    const report = missionTwinReport(label, program, {
+    const input = {
+      program,
+      label,
+      file: programFile,
       config: this.deps.project.config,
-      history: { recorded, file: readHistoryFile(this.deps.stateDir, historyLabel) },
-      trace: trace ? { path: projectRelative(this.deps.project, trace.file)!, trace: trace.trace } : null,
-    });
+      projectRoot: this.deps.project.projectRoot,
+      stateDir: this.deps.stateDir,
+      knowledgePath: path.join(this.deps.stateDir, RECOVERY_KNOWLEDGE_FILE),
+    };
+    const trends = (horizonDays: number) => this.deps.sre.readinessTrends({ horizonDays, minimumScore: 80, label: historyLabel });
+    const report = {
+      ...missionTwin(input, trends),
+      ...(trace ? { replay: replaySummary(projectRelative(this.deps.project, trace.file)!, trace.trace) } : {}),
+    };
     return { version: API_VERSION, twin_id: twinId, tenant_id: this.deps.tenantId, program: label, captured_at_ms: this.now(), mission_twin: report };
   }
 
