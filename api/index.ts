@@ -23,6 +23,8 @@ import { reportSpecs } from './domains/reports.js';
 import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
 import { observabilitySpecs } from './domains/observability.js';
+import { peopleSpecs } from './domains/people.js';
+import { pluginSpecs } from './domains/plugins.js';
 import type { OperationSpec } from './spec.js';
 
 export * from './spec.js';
@@ -62,4 +64,6 @@ export const SPECS: readonly OperationSpec[] = [
   ...deploymentSpecs,
   ...otaSpecs,
   ...observabilitySpecs,
+  ...peopleSpecs,
+  ...pluginSpecs,
 ];

@@ -26,6 +26,8 @@ import { securityModule } from '../security/module.js';
 import { sreModule } from '../sre/module.js';
 import { observabilityExportModule } from '../observability/export-module.js';
 import { telemetryModule } from '../telemetry/module.js';
+import { peopleModule } from '../people/module.js';
+import { pluginsModule } from '../plugins/module.js';
 
 /**
  * The agent's domains in the order they open (each may use what the ones before it provide); they
@@ -57,6 +59,8 @@ export const MODULES: readonly DomainModule[] = [
   otaModule,
   sreModule,
   observabilityExportModule,
+  peopleModule,
+  pluginsModule,
   metaModule,
   rpcModule,
 ];

@@ -40,6 +40,8 @@ import type { TelemetryStore } from '../telemetry/telemetry-store.js';
 import type { SreService } from '../sre/sre-service.js';
 import type { OtlpService } from '../observability/otlp/otlp-service.js';
 import type { MetricsService } from '../observability/metrics/metrics-service.js';
+import type { PeopleService } from '../people/people-service.js';
+import type { PluginService } from '../plugins/plugin-service.js';
 
 /**
  * The relay trunk's state for `GET /v1/relay/status`: null while no trunk runs (no `--relay`). The
@@ -127,6 +129,10 @@ export interface Services {
   otlp: Lazy<OtlpService>;
   /** The Prometheus endpoint's metrics (`GET /metrics`; prom-client loads on the first scrape). */
   metrics: MetricsService;
+  /** Humans, wearables, the human-health gate and human readiness (docs/people.md). */
+  people: Lazy<PeopleService>;
+  /** Installed plugins, their panels and bundles, install/enable/disable (docs/plugins.md). */
+  plugins: Lazy<PluginService>;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }
