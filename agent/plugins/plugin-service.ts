@@ -26,7 +26,7 @@ import {
   type PluginManifest,
   type TrustTier,
 } from './plugin-manifest.js';
-import { checkSignature, directoryDigest, loadTrustedKeys, MAX_PLUGIN_BYTES, PluginFilesError } from './plugin-signature.js';
+import { checkDirectoryLimits, checkSignature, directoryDigest, loadTrustedKeys, MAX_PLUGIN_BYTES, PluginFilesError } from './plugin-signature.js';
 
 export type PluginState = 'installed' | 'enabled' | 'disabled';
 
@@ -348,10 +348,12 @@ export class PluginService {
 
   /** The source directory or archive, which must lie inside the project root and outside the store. */
   private resolveSource(root: string, store: string, body: { path?: string | undefined; name?: string | undefined }): string {
-    const confined = (p: string) => inside(root, p) && !inside(store, p);
+    // Inside the project, outside the store, and not a folder holding the store (the project root itself).
+    const confined = (p: string) => inside(root, p) && !inside(store, p) && !inside(p, store);
     if (body.path !== undefined) {
       const p = path.resolve(root, body.path);
-      if (!confined(p)) throw badRequest('plugin path must lie inside the project root');
+      if (!inside(root, p)) throw badRequest('plugin path must lie inside the project root');
+      if (!confined(p)) throw badRequest('plugin path must not be or contain the plugin store');
       if (!fs.existsSync(p)) throw badRequest(`plugin path not found: ${body.path}`);
       // A link inside the project must not lead the install to files outside it.
       if (!inside(fs.realpathSync(root), fs.realpathSync(p))) throw badRequest('plugin path must lie inside the project root');
@@ -372,8 +374,14 @@ export class PluginService {
     const st = fs.lstatSync(source);
     const unpacked = path.join(staging, 'plugin');
     if (st.isDirectory()) {
-      // Links are copied as links, and the digest then refuses them.
-      fs.cpSync(source, unpacked, { recursive: true, dereference: false, verbatimSymlinks: true });
+      try {
+        checkDirectoryLimits(source);
+        // Links are copied as links, and the digest then refuses them.
+        fs.cpSync(source, unpacked, { recursive: true, dereference: false, verbatimSymlinks: true });
+      } catch (err) {
+        if (err instanceof PluginFilesError) throw rejected([err.message]);
+        throw badRequest(`plugin directory unreadable: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      }
       return unpacked;
     }
     if (!st.isFile() || !ARCHIVE.test(source)) throw badRequest('plugin path must be a directory or a .tar.gz, .tgz or .tar archive');

@@ -55,6 +55,27 @@ export function directoryDigest(dir: string): string {
   return `sha256:${h.digest('hex')}`;
 }
 
+/**
+ * Refuses a source directory beyond the limits before anything is copied (sizes from `lstat`, no
+ * file is read); links and special files are left for the digest of the staged copy to refuse.
+ */
+export function checkDirectoryLimits(dir: string): void {
+  let files = 0;
+  let total = 0;
+  const walk = (abs: string) => {
+    for (const entry of fs.readdirSync(abs, { withFileTypes: true })) {
+      const child = path.join(abs, entry.name);
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) {
+        files += 1;
+        total += fs.lstatSync(child).size;
+      }
+      if (files > MAX_FILES || total > MAX_PLUGIN_BYTES) throw new PluginFilesError('plugin is too large');
+    }
+  };
+  walk(dir);
+}
+
 export function readSignatureFile(dir: string): SignatureFile | null {
   const file = path.join(dir, SIGNATURE_FILE);
   if (!fs.existsSync(file)) return null;

@@ -193,6 +193,31 @@ describe('plugins', () => {
     expect(fs.readdirSync(path.join(p.root, '.svc-control-center', 'plugins')).filter((n) => n.startsWith('.'))).toEqual([]);
   });
 
+  it('refuses archives with links or entries that climb out of the unpack directory', async () => {
+    const p = pluginProject();
+    const dir = p.plugin('floor', manifest('floor-panel'));
+    fs.writeFileSync(path.join(p.root, 'outside.txt'), 'secret\n');
+    await tar.c({ gzip: true, file: path.join(p.root, 'climb.tgz'), cwd: dir, preservePaths: true }, ['svc.plugin.toml', '../../outside.txt']);
+    fs.symlinkSync(p.config, path.join(dir, 'link.toml'));
+    await tar.c({ gzip: true, file: path.join(p.root, 'link.tgz'), cwd: dir }, ['.']);
+    fs.writeFileSync(path.join(p.root, 'junk.tgz'), 'not an archive');
+    const a = await start(p);
+    const climb = await a.json('/v1/plugins/install', post({ path: 'climb.tgz' }, SUPERVISOR_KEY));
+    expect(climb.status).toBe(400);
+    expect(climb.body.error).toBe("plugin install rejected: archive unreadable: TAR_ENTRY_ERROR: path contains '..'");
+    const link = await a.json('/v1/plugins/install', post({ path: 'link.tgz' }, SUPERVISOR_KEY));
+    expect(link.status).toBe(400);
+    expect(link.body.error).toContain('is a SymbolicLink');
+    const junk = await a.json('/v1/plugins/install', post({ path: 'junk.tgz' }, SUPERVISOR_KEY));
+    expect(junk.status).toBe(400);
+    expect(junk.body.error).toMatch(/^plugin install rejected: archive unreadable/);
+    const notArchive = await a.json('/v1/plugins/install', post({ path: 'svc.toml' }, SUPERVISOR_KEY));
+    expect(notArchive.body.error).toBe('plugin path must be a directory or a .tar.gz, .tgz or .tar archive');
+    expect((await a.json('/v1/plugins')).body.plugins).toEqual([]);
+    expect(fs.readFileSync(path.join(p.root, 'outside.txt'), 'utf8')).toBe('secret\n');
+    expect(fs.readdirSync(path.join(p.root, '.svc-control-center', 'plugins'))).toEqual([]);
+  });
+
   it('refuses a tampered plugin, a wrong key, a blocked tier and an unsigned official plugin, and records nothing', async () => {
     const p = pluginProject();
     const dir = p.plugin('floor', manifest('floor-panel'));
@@ -256,6 +281,20 @@ describe('plugins', () => {
       expect(r.status, bad).toBe(400);
       expect(r.body.error).toBe('plugin path must lie inside the project root');
     }
+    // The project root holds the store; the store itself is not a source either.
+    fs.mkdirSync(path.join(p.root, '.svc-control-center', 'plugins', 'device-writer'), { recursive: true });
+    for (const bad of ['.', '.svc-control-center', '.svc-control-center/plugins/device-writer']) {
+      const r = await install({ path: bad });
+      expect(r.status, bad).toBe(400);
+      expect(r.body.error).toBe('plugin path must not be or contain the plugin store');
+    }
+    // A link inside the project that leads out of it.
+    fs.symlinkSync(outside, path.join(p.root, 'plugins-src', 'link-out'));
+    expect((await install({ path: 'plugins-src/link-out' })).body.error).toBe('plugin path must lie inside the project root');
+    // A link inside the plugin directory is refused (what is installed must be what was signed).
+    const linked = p.plugin('linked', manifest('linked-panel'), null);
+    fs.symlinkSync(p.config, path.join(linked, 'config.toml'));
+    expect((await install({ path: 'plugins-src/linked' })).body.error).toBe('plugin install rejected: plugin contains a symbolic link: config.toml');
   });
 
   it('installs by name from examples/plugins and warns about a deprecated tier', async () => {
