@@ -256,5 +256,13 @@ describe('people routes', () => {
     expect((await agent.json('/v1/humans', auth('wrong-token-0000000000'))).status).toBe(401);
     expect((await agent.json('/v1/wearables')).status).toBe(200);
     expect((await agent.json('/v1/human-health/policy')).status).toBe(200);
+    const stateDir = agent.stateDir;
+    await agent.close();
+    // Under the all-reads flag the open reads need a principal too (same state directory: the keys
+    // file was re-written with hashes peppered by it).
+    agent = await startAgent({ configPath: p.config, stateDir, env: { SVC_API_KEYS_FILE: p.keys, SVC_API_REQUIRE_AUTH_ALL_READS: 'true' } });
+    expect((await agent.json('/v1/wearables')).status).toBe(401);
+    expect((await agent.json('/v1/human-health/policy')).status).toBe(401);
+    expect((await agent.json('/v1/wearables', auth(OPERATOR_KEY))).status).toBe(200);
   });
 });

@@ -313,7 +313,10 @@ describe('plugins', () => {
     const p = pluginProject();
     p.plugin('floor', manifest('floor-panel'));
     const a = await start(p);
+    const reasons: string[] = [];
+    a.agent.services.bus.subscribe((e) => e.type === 'AuthFailed' && reasons.push(String(e.payload['reason'])));
     expect((await a.json('/v1/plugins/install', post({ path: 'plugins-src/floor' }))).status).toBe(401);
+    expect(reasons).toEqual(['missing_or_invalid_token']);
     expect((await a.json('/v1/plugins/install', post({ path: 'plugins-src/floor' }, OPERATOR_KEY))).status).toBe(403);
     expect((await a.json('/v1/plugins/install', post({ path: 'plugins-src/floor' }, GUEST_KEY))).status).toBe(403);
     const badJson = await a.json('/v1/plugins/install', post('{not json', SUPERVISOR_KEY));
