@@ -240,6 +240,19 @@ describe('people routes', () => {
     expect(after.score).toBeLessThan(before.score);
   });
 
+  it('a wearable the device pool reports offline is offline, whatever its last telemetry', async () => {
+    const p = peopleProject();
+    fs.writeFileSync(path.join(p.root, 'svc.security.toml'), fs.readFileSync(path.join(p.root, 'svc.security.toml'), 'utf8') + '\n[[devices]]\nid = "band-ana"\ntype = "SmartBand"\nprotocol = "mqtt"\n');
+    agent = await startAgent({ configPath: p.config, programPath: p.program, env: { SVC_API_KEYS_FILE: p.keys } });
+    agent.agent.services.telemetry.append({ kind: 'device', device_id: 'band-ana', metric: 'battery_percent', value: 90, timestamp_ms: Date.now() });
+    expect((await agent.json('/v1/wearables')).body.wearables[0].link).toBe('connected');
+    agent.agent.services.devices.setHealth('band-ana', 'offline');
+    expect((await agent.json('/v1/wearables')).body.wearables[0].link).toBe('offline');
+    const ana = (await agent.json('/v1/humans/readiness')).body.team_readiness.operators.find((o: any) => o.human_id === 'ana');
+    expect(ana.scores.wearable_connectivity).toBe(50);
+    expect((await agent.json('/v1/humans/ana/readiness')).body.wearables[0].link).toBe('offline');
+  });
+
   it('needs a configuration (400); /v1/humans is a sensitive read under SVC_API_REQUIRE_AUTH_READS, wearables are not', async () => {
     agent = await startAgent();
     for (const route of ['/v1/humans', '/v1/humans/readiness', '/v1/humans/x/readiness', '/v1/humans/twins', '/v1/wearables', '/v1/human-health/policy']) {
