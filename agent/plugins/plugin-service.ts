@@ -21,6 +21,7 @@ import {
   loadManifest,
   ManifestError,
   MANIFEST_FILE,
+  PLUGIN_NAME,
   satisfies,
   TRUST_TIERS,
   type PluginManifest,
@@ -97,6 +98,15 @@ export class PluginService {
 
   private storeDir(root: string): string {
     return path.join(root, '.svc-control-center', 'plugins');
+  }
+
+  /**
+   * A plugin's directory, derived from its (validated) name and the store, never from the recorded
+   * `install_path`: an edited `state.json` cannot point the routes at other files.
+   */
+  private installDir(root: string, name: string): string {
+    if (!PLUGIN_NAME.test(name)) throw notFound();
+    return path.join(this.storeDir(root), name);
   }
 
   private load(root: string): StateDoc {
@@ -187,7 +197,7 @@ export class PluginService {
       installed: record,
     };
     try {
-      const manifest = loadManifest(path.join(root, record.install_path), record.install_path);
+      const manifest = loadManifest(this.installDir(root, record.name), record.install_path);
       return { ...base, manifest, control_center_panels: manifest.control_center.panels };
     } catch {
       return { ...base, control_center_panels: [] };
@@ -221,7 +231,7 @@ export class PluginService {
     if (!root) throw notFound();
     const record = Object.hasOwn(this.load(root).plugins, name) ? this.load(root).plugins[name]! : null;
     if (!record) throw notFound();
-    const installDir = path.join(root, record.install_path);
+    const installDir = this.installDir(root, name);
     let manifest: PluginManifest;
     try {
       manifest = loadManifest(installDir, record.install_path);
@@ -433,7 +443,7 @@ export class PluginService {
       const doc = this.load(root);
       const record = Object.hasOwn(doc.plugins, name) ? doc.plugins[name]! : null;
       if (!record) throw notFound(`plugin not installed: ${name}`);
-      const installDir = path.join(root, record.install_path);
+      const installDir = this.installDir(root, name);
       let manifest: PluginManifest;
       try {
         manifest = loadManifest(installDir, record.install_path);
