@@ -26,6 +26,8 @@ import { sreSpecs } from './domains/sre.js';
 import { observabilitySpecs } from './domains/observability.js';
 import { twinSpecs } from './domains/twins.js';
 import { hriSpecs } from './domains/hri.js';
+import { peopleSpecs } from './domains/people.js';
+import { pluginSpecs } from './domains/plugins.js';
 import type { OperationSpec } from './spec.js';
 
 export * from './spec.js';
@@ -68,4 +70,6 @@ export const SPECS: readonly OperationSpec[] = [
   ...twinSpecs,
   ...hriSpecs,
   ...analyticsSpecs,
+  ...peopleSpecs,
+  ...pluginSpecs,
 ];

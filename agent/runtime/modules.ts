@@ -29,6 +29,8 @@ import { observabilityExportModule } from '../observability/export-module.js';
 import { telemetryModule } from '../telemetry/module.js';
 import { twinsModule } from '../twins/module.js';
 import { hriModule } from '../hri/module.js';
+import { peopleModule } from '../people/module.js';
+import { pluginsModule } from '../plugins/module.js';
 
 /**
  * The agent's domains in the order they open (each may use what the ones before it provide); they
@@ -63,6 +65,8 @@ export const MODULES: readonly DomainModule[] = [
   hriModule,
   analyticsModule,
   observabilityExportModule,
+  peopleModule,
+  pluginsModule,
   metaModule,
   rpcModule,
 ];

@@ -43,6 +43,8 @@ import type { OtlpService } from '../observability/otlp/otlp-service.js';
 import type { MetricsService } from '../observability/metrics/metrics-service.js';
 import type { TwinService } from '../twins/twin-service.js';
 import type { HriService } from '../hri/hri-service.js';
+import type { PeopleService } from '../people/people-service.js';
+import type { PluginService } from '../plugins/plugin-service.js';
 
 /**
  * The relay trunk's state for `GET /v1/relay/status`: null while no trunk runs (no `--relay`). The
@@ -136,6 +138,10 @@ export interface Services {
   twins: Lazy<TwinService>;
   /** HRI sessions, persisted with their annotations; replay from the telemetry store (docs/twins.md). */
   hri: Lazy<HriService>;
+  /** Humans, wearables, the human-health gate and human readiness (docs/people.md). */
+  people: Lazy<PeopleService>;
+  /** Installed plugins, their panels and bundles, install/enable/disable (docs/plugins.md). */
+  plugins: Lazy<PluginService>;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

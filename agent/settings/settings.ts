@@ -107,6 +107,29 @@ export interface Settings {
   sre: SreSettings;
   /** OTLP export of traces and metrics (docs/observability.md § OTLP). */
   otlp: OtlpSettings;
+  /** People (docs/people.md). */
+  people: PeopleSettings;
+  /** Plugins (docs/plugins.md). */
+  plugins: PluginSettings;
+}
+
+export interface PeopleSettings {
+  /** `SVC_HUMAN_HEALTH_ENABLED` (1/true): the environment half of the human-health gate. */
+  humanHealthEnabled: boolean;
+}
+
+export interface PluginSettings {
+  /**
+   * Trusted plugin publishers' Ed25519 public keys: `SVC_PLUGIN_TRUSTED_KEYS` (`publisher=key,…`, key
+   * as PEM-less base64 SPKI DER or raw 32 bytes) merged with `SVC_PLUGIN_TRUSTED_KEYS_FILE` (a JSON
+   * object `{publisher: key}`; path relative to the working directory).
+   */
+  trustedKeys: string | null;
+  trustedKeysFile: string | null;
+  /** `SVC_PLUGIN_REGISTRY_INDEX`: the registry index (JSON) giving trust tiers and versions; null = none. */
+  registryIndex: string | null;
+  /** `SVC_PLUGIN_REQUIRE_SIGNATURE` (1/true): refuse unsigned plugins of every tier. */
+  requireSignature: boolean;
 }
 
 export interface ConfigControlSettings {
@@ -464,6 +487,13 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       metricsEndpoint: text(env, 'SVC_OTLP_METRICS_ENDPOINT')?.trim() ?? null,
       token: text(env, 'SVC_OTLP_TOKEN')?.trim() ?? null,
       traceAutoPush: flag(env, 'SVC_OTLP_TRACE_AUTO_PUSH'),
+    },
+    people: { humanHealthEnabled: flag(env, 'SVC_HUMAN_HEALTH_ENABLED') },
+    plugins: {
+      trustedKeys: text(env, 'SVC_PLUGIN_TRUSTED_KEYS')?.trim() ?? null,
+      trustedKeysFile: ((v) => (v ? path.resolve(cwd, v.trim()) : null))(text(env, 'SVC_PLUGIN_TRUSTED_KEYS_FILE')),
+      registryIndex: ((v) => (v ? path.resolve(cwd, v.trim()) : null))(text(env, 'SVC_PLUGIN_REGISTRY_INDEX')),
+      requireSignature: flag(env, 'SVC_PLUGIN_REQUIRE_SIGNATURE'),
     },
   };
 }
