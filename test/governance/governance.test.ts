@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/agent-harness.js';
-import { auth, gateAgent, gateProject, get, json, post, type GateAgent } from '../deployment/fixture.js';
+import { ADMIN, auth, gateAgent, gateProject, get, json, post, type GateAgent } from '../deployment/fixture.js';
 
 let running: GateAgent[] = [];
 afterEach(async () => {
@@ -212,6 +212,11 @@ describe('policy assignments', () => {
     expect((await post(a, '/v1/governance/policies/assign', a.keys.developer, { entity_id: 'Rover', kind: 'safety' })).status).toBe(400);
     expect((await post(a, '/v1/governance/policies/assign', a.keys.operator, { entity_id: 'Rover', kind: 'safety', name: 'x' })).status).toBe(403);
     expect((await post(a, '/v1/governance/policies/detach', null, { assignment_id: 'pol-Rover-2' })).status).toBe(401);
+
+    // Every 2xx mutation is in the mutation audit (assign and detach are Deploy mutations).
+    const audited = JSON.stringify((await get(a, '/v1/audit/mutations', ADMIN)).body);
+    expect(audited).toContain('/v1/governance/policies/assign');
+    expect(audited).toContain('/v1/governance/policies/detach');
 
     await stop(a);
     const b = await agent(project, { stateDir });
