@@ -88,6 +88,32 @@ describe('compliance check and governance validation', () => {
     expect((await post(a, '/v1/compliance/check?strict=true', a.keys.operator, {})).body.report.passed).toBe(false);
   });
 
+  it('rule by rule: human approval, trust for autonomy, profile capabilities, simulation maturity, with fields and actions', async () => {
+    const a = await agent(
+      gateProject({
+        governance: 'autonomy_level = "conditional"\ndeployment_profile = "warehouse"\nrisk_level = "medium"\noperational_maturity = "prototype"',
+        robot: 'capabilities = ["navigation"]',
+        // A device of unknown identity: Rover's trust posture is not trusted.
+        devices: '[[devices]]\nid = "cam-1"\ntype = "camera"\nrobot_id = "Rover"\n',
+        program: null,
+      }),
+    );
+    const r = await post(a, '/v1/compliance/check?entity_id=Rover', a.keys.operator, {});
+    expect(r.status).toBe(200);
+    const rover = r.body.report.entity_reports[0];
+    expect(rover.findings.map((f: { code: string; severity: string; field: string }) => `${f.severity}:${f.code}:${f.field}`)).toEqual([
+      'missing:GOV_HUMAN_APPROVAL:accountability.responsible_person',
+      expect.stringMatching(/^warning:GOV_TRUST_AUTONOMY:trust_status$/),
+      'warning:GOV_SIMULATION_MATURITY:operational_maturity',
+      'missing:GOV_CAPABILITY:capabilities',
+      'warning:GOV_AUTONOMY_PROFILE:autonomy_level',
+    ]);
+    expect(rover.findings[3].message).toBe("Deployment profile 'warehouse' requires capability 'obstacle_avoidance'");
+    expect(rover.governance).toMatchObject({ autonomy_level: 'conditional_autonomy', deployment_profile: 'warehouse', risk_level: 'medium', operational_maturity: 'prototype' });
+    expect(rover.recommended_actions).toEqual(['Assign a responsible person for human approval']);
+    expect(r.body.report.passed).toBe(false);
+  });
+
   it('validation adds the [governance] findings and honours entity_id in the query', async () => {
     const a = await agent(gateProject({ governance: 'risk_level = "high"\noperational_maturity = "production"\nresponsible_person = "ana"', program: null }));
     const r = await post(a, '/v1/governance/validate', a.keys.operator, {});
