@@ -4,7 +4,7 @@ import { SPECS } from '../../api/index.js';
 import { accessLabel, accessOf } from '../../api/spec.js';
 import { bearer, callUnary, connectGrpc, type GrpcTestClient } from '../helpers/grpc-client.js';
 import { tempDir } from '../helpers/agent-harness.js';
-import { auth, gateAgent, gateProject, type GateAgent } from '../deployment/fixture.js';
+import { ADMIN, auth, gateAgent, gateProject, type GateAgent } from '../deployment/fixture.js';
 
 /** Routes #1–#18 of the governance area with their access and the RPC names the reference clients call. */
 const ROUTES: Array<[method: string, path: string, access: string, rpc: string | null]> = [
@@ -78,6 +78,8 @@ describe('governance over gRPC', () => {
     expect(r.json.export.profile).toBe('medical');
     const ev = await callUnary(g.client, 'ListComplianceEvidence', {}, bearer(a.keys.developer));
     expect(ev.json.evidence.map((e: { audit_export_id: string }) => e.audit_export_id)).toEqual([r.json.export.audit_export_id]);
+    const audit = await a.json('/v1/audit/mutations', { headers: auth(ADMIN) });
+    expect(JSON.stringify(audit.body)).toContain('svc.v1.ControlCenter/ExportCompliance');
     const rest = await a.json('/v1/compliance/evidence', { headers: auth(a.keys.developer) });
     expect(rest.body).toEqual(ev.json);
   });

@@ -337,6 +337,10 @@ describe('compliance profiles, exports and evidence', () => {
     expect(ev.body.evidence[0]).toMatchObject({ profile: 'medical', audit_export_id: r.body.export.audit_export_id, program: 'rover.sd', passed: false });
     expect(typeof ev.body.evidence[0].exported_at_ms).toBe('number');
 
+    // The GET appends evidence, so it is audited like a mutation.
+    const audited = (await get(a, '/v1/audit/mutations', ADMIN)).body;
+    expect(JSON.stringify(audited).match(/\/v1\/compliance\/export/g)).toHaveLength(1);
+
     const nope = await get(a, '/v1/compliance/export?profile=nope', a.keys.developer);
     expect(nope).toMatchObject({ status: 400, body: { error: "Unknown compliance profile 'nope'" } });
     // POST: the body's profile wins over the query; default is defense.
