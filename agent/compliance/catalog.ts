@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { publicKeyFrom, keyText, verifyEd25519 } from '../governance/signing.js';
+import { keyError as errorText, publicKeyFrom, keyText, verifyEd25519 } from '../governance/signing.js';
 import { findComplianceProfile, type ComplianceProfile } from './profiles.js';
 
 export const SIGNED_TEMPLATE_PROFILES = ['defense', 'medical', 'iso26262', 'iso13849', 'iec61508'] as const;
@@ -92,7 +92,7 @@ export function loadCatalog(options: { dir: string | null; publisherKey: string 
     try {
       pub = publicKeyFrom(keyText(options.publisherKey));
     } catch (err) {
-      keyError = `SVC_COMPLIANCE_CATALOG_PUBKEY unusable: ${(err as Error).message}`;
+      keyError = `SVC_COMPLIANCE_CATALOG_PUBKEY unusable: ${errorText(err)}`;
     }
   }
   const keyInfo = { publisher_key_configured: pub !== null, ...(pub ? { publisher_key_id: createHash('sha256').update(pub.export({ type: 'spki', format: 'der' })).digest('hex').slice(0, 16) } : {}) };
@@ -112,7 +112,7 @@ export function loadCatalog(options: { dir: string | null; publisherKey: string 
     manifest = JSON.parse(fs.readFileSync(path.join(options.dir, 'catalog.json'), 'utf8')) as { entries?: unknown };
     if (!manifest || typeof manifest !== 'object' || !Array.isArray(manifest.entries)) throw new Error('catalog.json has no entries list');
   } catch (err) {
-    return { entries: [], source: 'directory', ...keyInfo, error: `compliance catalogue unreadable: ${(err as Error).message}` };
+    return { entries: [], source: 'directory', ...keyInfo, error: `compliance catalogue unreadable: ${errorText(err)}` };
   }
   const root = path.resolve(options.dir);
   const entries: CatalogEntry[] = [];
@@ -130,7 +130,7 @@ export function loadCatalog(options: { dir: string | null; publisherKey: string 
     try {
       bytes = fs.readFileSync(file);
     } catch (err) {
-      entries.push({ name, version, verified: false, content_sha256: '', description: fallback, reason: `template unreadable: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+      entries.push({ name, version, verified: false, content_sha256: '', description: fallback, reason: `template unreadable: ${errorText(err)}` });
       continue;
     }
     const digest = sha256(bytes);

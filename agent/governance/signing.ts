@@ -8,6 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeNewFileSync } from '../state/durable-file.js';
 
+/** An error's text without file system paths (answers and logs never name where keys live; docs/security.md). */
+export const keyError = (err: unknown): string => (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+
 /** The key text of a setting: inline PEM/JWK as is, anything else read as a file path. */
 export function keyText(value: string): string {
   const v = value.trim();
@@ -80,7 +83,7 @@ export function loadSigningKey(setting: string | null, stateDir: string, options
     try {
       privateKey = privateKeyFrom(keyText(setting));
     } catch (err) {
-      throw new Error(`SVC_GOVERNANCE_SIGNING_KEY: ${(err as Error).message}`);
+      throw new Error(`SVC_GOVERNANCE_SIGNING_KEY unusable: ${keyError(err)}`);
     }
     source = 'setting';
   } else {

@@ -295,6 +295,16 @@ describe('policy assignments', () => {
     expect((await get(c, '/v1/governance/policies', c.keys.operator)).body.assignments[0]).toMatchObject({ signature_verified: false, signature_problem: expect.stringMatching(/not this instance's key/) });
   });
 
+  it('a signing key setting that is unusable refuses signed assignments with 400 without naming the path', async () => {
+    const keyDir = tempDir('svc-gov-keys-');
+    const a = await agent(gateProject({ governance: RISKY, program: null }), { env: { SVC_GOVERNANCE_SIGNING_KEY: path.join(keyDir, 'missing.pem') } });
+    const r = await post(a, '/v1/governance/policies/assign', a.keys.developer, { entity_id: 'Rover', kind: 'safety', name: 'x', sign: true });
+    expect(r).toMatchObject({ status: 400, body: { error: 'SVC_GOVERNANCE_SIGNING_KEY unusable: ENOENT' } });
+    // Nothing was stored; unsigned assignments still work.
+    expect((await get(a, '/v1/governance/policies', a.keys.operator)).body.assignments).toEqual([]);
+    expect((await post(a, '/v1/governance/policies/assign', a.keys.developer, { entity_id: 'Rover', kind: 'safety', name: 'x' })).body.assignment.id).toBe('pol-Rover-1');
+  });
+
   it('without a configured key the instance generates one in the state directory and keeps it', async () => {
     const stateDir = tempDir('svc-gov-state-');
     const project = gateProject({ governance: RISKY, program: null });
@@ -426,6 +436,11 @@ describe('compliance profiles, exports and evidence', () => {
     const broken = await agent(null, { env: { SVC_COMPLIANCE_CATALOG_DIR: tempDir('svc-gov-empty-') } });
     const b = await get(broken, '/v1/compliance/profiles');
     expect(b.body.signed_catalog).toEqual([]);
-    expect(b.body.catalog.error).toMatch(/catalog.json/);
+    expect(b.body.catalog.error).toBe('compliance catalogue unreadable: ENOENT');
+    // A malformed publisher key verifies nothing and says why.
+    const badKey = await agent(null, { env: { SVC_COMPLIANCE_CATALOG_DIR: dir, SVC_COMPLIANCE_CATALOG_PUBKEY: '-----BEGIN PUBLIC KEY-----\nnope\n-----END PUBLIC KEY-----' } });
+    const bk = (await get(badKey, '/v1/compliance/profiles')).body;
+    expect(bk.catalog.publisher_key_configured).toBe(false);
+    expect(bk.signed_catalog[0]).toMatchObject({ verified: false, reason: expect.stringMatching(/^SVC_COMPLIANCE_CATALOG_PUBKEY unusable/) });
   });
 });
