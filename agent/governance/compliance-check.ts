@@ -7,7 +7,7 @@
 import type { RegistryView } from '../entities/entity-service.js';
 import { entityTypeJson } from '../entities/kinds.js';
 import type { Entity } from '../entities/model.js';
-import { AUTONOMY_LEVELS, autonomyRank, resolveProfile, RISK_LEVELS, type ProfileKindJson } from '../deployment/profiles.js';
+import { autonomyRank, resolveProfile, RISK_LEVELS, type ProfileKindJson } from '../deployment/profiles.js';
 import type { ResolvedConfig } from '../project/resolve-config.js';
 import {
   entityGovernance,
@@ -350,4 +350,3 @@ export function validationText(r: ValidationReport): string {
 }
 
 export const entityTypeOf = (e: Entity) => entityTypeJson(e.kind, e.custom);
-export { AUTONOMY_LEVELS };

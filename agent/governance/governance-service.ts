@@ -3,13 +3,14 @@
  * the loaded configuration and the entity registry; policy assignments, certification records and
  * the compliance evidence log are persisted in the state directory. Loaded on the first request.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { API_VERSION } from '../../api/versions.js';
 import type { AccountabilityBody, PolicyAssignBody } from '../../api/domains/governance.js';
 import { ApiError, badRequest, notFound } from '../core/errors.js';
 import { accreditationMarkdown, accreditationReport, complianceProfileNames, DEFAULT_COMPLIANCE_PROFILE, findComplianceProfile } from '../compliance/index.js';
 import { loadCatalog } from '../compliance/catalog.js';
-import { allProfiles } from '../deployment/profiles.js';
+import { allProfiles, AUTONOMY_LEVELS, resolveProfile } from '../deployment/profiles.js';
 import type { EntityDeclaration } from '../entities/declaration.js';
 import type { EntityService } from '../entities/entity-service.js';
 import { entityTypeJson } from '../entities/kinds.js';
@@ -18,7 +19,6 @@ import { projectRelative } from '../project/project-context.js';
 import { loadProgram } from '../programs/program-files.js';
 import type { GovernanceSettings } from '../settings/settings.js';
 import { JsonlLog, readJsonl } from '../state/jsonl-log.js';
-import fs from 'node:fs';
 import {
   complianceCheck,
   complianceText,
@@ -29,12 +29,10 @@ import {
   standardsProfile,
   validateGovernance,
   validationText,
-  AUTONOMY_LEVELS,
 } from './compliance-check.js';
-import { isGoverned, parseCertification, parseMaturity, parseRisk, parseAutonomy, entityGovernance, type GovernanceAttributes } from './entity-governance.js';
+import { entityGovernance, isGoverned, parseAutonomy, parseCertification, parseMaturity, parseRisk, type GovernanceAttributes } from './entity-governance.js';
 import type { CertificationRecord, GovernanceStores, PolicyAssignment, PolicyAuditEntry } from './governance-store.js';
-import { loadSigningKey, signEd25519, verifyEd25519, publicPem, type SigningKey } from './signing.js';
-import { resolveProfile } from '../deployment/profiles.js';
+import { loadSigningKey, publicPem, signEd25519, verifyEd25519, type SigningKey } from './signing.js';
 
 export const NO_PROGRAM_MESSAGE = 'no program loaded; use control-center serve --program <file.sd>';
 export const NO_CONFIG_MESSAGE = 'No configuration loaded';
