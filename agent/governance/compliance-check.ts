@@ -149,6 +149,27 @@ export interface GovernedView {
   certificationId: string | undefined;
 }
 
+const FILLED_KEYS = ['autonomy_level', 'deployment_profile', 'operational_maturity', 'risk_level', 'certification_status'] as const;
+const ACCOUNTABILITY_KEYS = ['responsible_person', 'responsible_organization', 'mission_owner', 'deployment_owner', 'emergency_contact', 'escalation_contact'] as const;
+/** Accountability fields `[governance]` fills even when the entity states its own accountability. */
+const ESSENTIAL_ACCOUNTABILITY = new Set(['responsible_person', 'deployment_owner', 'emergency_contact']);
+
+/**
+ * The effective governance (docs/governance.md § Compliance check and validation): missing attributes
+ * from `[governance]`; its accountability as a whole when the entity states none (no responsible
+ * person and no deployment owner), else only the essential fields and the approval chain it lacks.
+ */
+export function withSystemGaps(own: GovernanceAttributes, system: GovernanceAttributes): GovernanceAttributes {
+  const out: GovernanceAttributes = { ...own };
+  for (const k of FILLED_KEYS) if (out[k] === undefined && system[k] !== undefined) out[k] = system[k];
+  const hasAccountability = own.responsible_person !== undefined || own.deployment_owner !== undefined;
+  for (const k of ACCOUNTABILITY_KEYS) {
+    if (out[k] === undefined && system[k] !== undefined && (!hasAccountability || ESSENTIAL_ACCOUNTABILITY.has(k))) out[k] = system[k];
+  }
+  if (!out.approval_chain?.length && system.approval_chain?.length) out.approval_chain = system.approval_chain;
+  return out;
+}
+
 export function governedViews(view: RegistryView, config: ResolvedConfig | null, entityId?: string): GovernedView[] {
   const { table, attributes: system } = systemGovernance(config);
   const stamped = stampedEntityIds(config);
@@ -161,7 +182,7 @@ export function governedViews(view: RegistryView, config: ResolvedConfig | null,
     out.push({
       entity,
       own,
-      effective: entityGovernance(entity, system),
+      effective: withSystemGaps(own, system),
       standards: entityList(entity, 'standards_profiles', systemTable),
       constraints: entityList(entity, 'constraints', stamped.has(entity.id) ? systemTable : null),
       policies: entityList(entity, 'policies', null),

@@ -114,6 +114,22 @@ describe('compliance check and governance validation', () => {
     expect(r.body.report.passed).toBe(false);
   });
 
+  it('an entity outside the fleet gets the gaps of its governance filled from [governance], its own accountability kept', async () => {
+    const gov = 'operational_maturity = "simulation"\nresponsible_organization = "Acme"\ndeployment_owner = "ops"\napproval_chain = [{ role = "supervisor" }]';
+    const a = await agent(gateProject({ governance: gov, program: null }));
+    const reg = await post(a, '/v1/entities/register', ADMIN, { id: 'dock-1', entity_type: 'facility', metadata: { 'governance.risk_level': 'high', 'governance.responsible_person': 'bob' } });
+    expect(reg.status).toBe(200);
+    const r = await post(a, '/v1/compliance/check?entity_id=dock-1', a.keys.operator, {});
+    expect(r.body.report.summary.entities_checked).toBe(1);
+    expect(r.body.report.entity_reports[0].governance).toEqual({
+      operational_maturity: 'simulation',
+      risk_level: 'high',
+      // its own responsible person; the deployment owner and approval chain filled; the organisation not
+      accountability: { responsible_person: 'bob', deployment_owner: 'ops', approval_chain: [{ role: 'supervisor', required: true }] },
+    });
+    expect(r.body.report.passed).toBe(true);
+  });
+
   it('validation adds the [governance] findings and honours entity_id in the query', async () => {
     const a = await agent(gateProject({ governance: 'risk_level = "high"\noperational_maturity = "production"\nresponsible_person = "ana"', program: null }));
     const r = await post(a, '/v1/governance/validate', a.keys.operator, {});
