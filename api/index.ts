@@ -8,6 +8,7 @@ import { chaosSpecs } from './domains/chaos.js';
 import { configControlSpecs } from './domains/config-control.js';
 import { decisionSpecs } from './domains/decisions.js';
 import { deploymentSpecs } from './domains/deployment.js';
+import { governanceSpecs } from './domains/governance.js';
 import { deviceSpecs } from './domains/devices.js';
 import { entitySpecs } from './domains/entities.js';
 import { fleetSpecs } from './domains/fleet.js';
@@ -65,6 +66,7 @@ export const SPECS: readonly OperationSpec[] = [
   ...reportSpecs,
   ...alertChannelSpecs,
   ...deploymentSpecs,
+  ...governanceSpecs,
   ...otaSpecs,
   ...observabilitySpecs,
   ...twinSpecs,

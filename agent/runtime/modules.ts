@@ -4,6 +4,7 @@ import { autonomyModule } from '../autonomy/module.js';
 import type { DomainModule } from '../core/module.js';
 import { decisionsModule } from '../decisions/module.js';
 import { deploymentModule } from '../deployment/module.js';
+import { governanceModule } from '../governance/module.js';
 import { devicesModule } from '../devices/module.js';
 import { entitiesModule } from '../entities/module.js';
 import { fleetModule } from '../fleet/module.js';
@@ -58,6 +59,7 @@ export const MODULES: readonly DomainModule[] = [
   driftModule,
   reportsModule,
   deploymentModule,
+  governanceModule,
   secretMetadataModule,
   otaModule,
   sreModule,

@@ -7,6 +7,7 @@ import type { Lazy } from '../core/lazy.js';
 import type { DeviceActions } from '../devices/device-actions.js';
 import type { DecisionService } from '../decisions/decision-service.js';
 import type { DeploymentService } from '../deployment/deployment-service.js';
+import type { GovernanceService } from '../governance/governance-service.js';
 import type { SecretMetadataService } from '../secret-metadata/secret-metadata-service.js';
 import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
@@ -120,6 +121,8 @@ export interface Services {
   reports: Lazy<ReportsService>;
   /** Deploy gate, deployment profiles and verification (docs/operations.md). */
   deployment: Lazy<DeploymentService>;
+  /** Operational governance and compliance: policies, certifications, accountability, compliance exports (docs/governance.md). */
+  governance: Lazy<GovernanceService>;
   /** Metadata (never values) of the program's declared secrets, with rotation records (docs/operations.md § Secrets). */
   secretMetadata: Lazy<SecretMetadataService>;
   /** OTA rollouts run by this agent: plans, executions, deploy state (docs/operations.md § Rollouts). */

@@ -111,6 +111,7 @@ export interface Settings {
   people: PeopleSettings;
   /** Plugins (docs/plugins.md). */
   plugins: PluginSettings;
+  governance: GovernanceSettings;
 }
 
 export interface PeopleSettings {
@@ -221,6 +222,16 @@ export interface OtlpSettings {
   metricsEndpoint: string | null;
   token: string | null;
   traceAutoPush: boolean;
+}
+
+/** Keys of the governance area (docs/governance.md § Keys). Key values are inline PEM/JWK or a PEM file path. */
+export interface GovernanceSettings {
+  /** `SVC_GOVERNANCE_SIGNING_KEY`: Ed25519 private key signing policy assignments; null = one generated in the state directory. */
+  signingKey: string | null;
+  /** `SVC_COMPLIANCE_CATALOG_PUBKEY`: the compliance catalogue publisher's Ed25519 public key; null = nothing verifies. */
+  catalogPubkey: string | null;
+  /** `SVC_COMPLIANCE_CATALOG_DIR`: directory holding `catalog.json` and the template files; null = the built-in (unsigned) templates. */
+  catalogDir: string | null;
 }
 
 /** `svc serve --relay URL --enroll-token TOKEN` or their variables (docs/configuration.md § Relay). */
@@ -478,6 +489,14 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       sampleIntervalSecs: integer(env, 'SVC_SRE_SAMPLE_INTERVAL_SECS', 60, 0, 86_400),
       sampleRingSize: integer(env, 'SVC_SRE_SAMPLE_RING_SIZE', 10_080, 2, 1_000_000),
       sloWindowHours: positive(env, 'SVC_SRE_SLO_WINDOW_HOURS', 168),
+    },
+    governance: {
+      signingKey: text(env, 'SVC_GOVERNANCE_SIGNING_KEY'),
+      catalogPubkey: text(env, 'SVC_COMPLIANCE_CATALOG_PUBKEY'),
+      catalogDir: (() => {
+        const v = text(env, 'SVC_COMPLIANCE_CATALOG_DIR');
+        return v ? path.resolve(cwd, v.trim()) : null;
+      })(),
     },
     otlp: {
       tracesEndpoint: text(env, 'SVC_OTLP_TRACES_ENDPOINT')?.trim() ?? null,
