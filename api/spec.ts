@@ -74,6 +74,11 @@ export interface OperationSpec<B = unknown, Q = unknown> {
    */
   mutatesWhen?: { bodyField: string };
   /**
+   * A GET that changes state on every call (it appends a record, e.g. the compliance export's
+   * evidence): a mutation for the audit rule, audited exactly once by the kernel like any other.
+   */
+  writes?: true;
+  /**
    * gRPC RPC of ControlCenter. The `.proto`, the gRPC service and the JSON-RPC gateway derive from it
    * (`api/rpc-contract.ts`). `bodyParams` names path parameters that the request message does not
    * carry as a field and that are read from a field of `body_json` instead, e.g. `{ id: 'key_id' }`.
@@ -158,21 +163,21 @@ export function accessLabel(access: Access): string {
 }
 
 /** A state change: not a GET, and gated by an action or administrator (read-like POSTs are reads). */
-export function isMutation(op: Pick<OperationSpec, 'method' | 'access'>): boolean {
+export function isMutation(op: Pick<OperationSpec, 'method' | 'access' | 'writes'>): boolean {
   const access = accessOf(op);
-  return op.method !== 'GET' && (access.kind === 'action' || access.kind === 'admin');
+  return (op.method !== 'GET' || op.writes === true) && (access.kind === 'action' || access.kind === 'admin');
 }
 
 /**
  * The audit rule (`x-svc-audit`): every state change is audited exactly once, reads never. A
  * `mutatesWhen` operation is audited on the calls that write (`writesOn`).
  */
-export function isAudited(op: Pick<OperationSpec, 'method' | 'access' | 'mutatesWhen'>): boolean {
+export function isAudited(op: Pick<OperationSpec, 'method' | 'access' | 'mutatesWhen' | 'writes'>): boolean {
   return isMutation(op) || op.mutatesWhen !== undefined;
 }
 
 /** Whether this call of `op` changes state: a mutation, or a `mutatesWhen` operation asked to write. */
-export function writesOn(op: Pick<OperationSpec, 'method' | 'access' | 'mutatesWhen'>, body: unknown): boolean {
+export function writesOn(op: Pick<OperationSpec, 'method' | 'access' | 'mutatesWhen' | 'writes'>, body: unknown): boolean {
   if (isMutation(op)) return true;
   const field = op.mutatesWhen?.bodyField;
   return field !== undefined && typeof body === 'object' && body !== null && (body as Record<string, unknown>)[field] === true;

@@ -37,23 +37,6 @@ function checkOptions(body: GovernanceCheckBody, query: GovernanceCheckQuery) {
   return { strict, entityId };
 }
 
-/**
- * `GET /v1/compliance/export` appends evidence: a GET that changes state, which the invoke kernel
- * (auditing non-GET mutations only) would not record. It is recorded here like any mutation, and the
- * record is on disk before the answer (docs/governance.md § State).
- */
-async function auditGetMutation(ctx: HandlerContext<Pick<Services, 'audit'>>, path: string, rpc: string | undefined): Promise<void> {
-  ctx.services.audit.recordMutation({
-    transport: ctx.transport,
-    method: 'GET',
-    path,
-    correlationId: ctx.correlationId,
-    principal: ctx.principal,
-    ...(rpc && ctx.transport !== 'rest' && ctx.transport !== 'cli' ? { rpc: `${RPC_METHOD_PREFIX}${rpc}` } : {}),
-  });
-  await commitState();
-}
-
 /** Operational governance and compliance (docs/governance.md). */
 export const governanceHandlers = [
   on(getGovernance, async (_i, ctx) => (await ctx.services.governance.get()).framework()),
@@ -72,9 +55,7 @@ export const governanceHandlers = [
   on(postAccountability, async ({ body }, ctx) => (await ctx.services.governance.get()).updateAccountability(body, actor(ctx))),
   on(listComplianceProfiles, async (_i, ctx) => (await ctx.services.governance.get()).profiles()),
   on(exportCompliance, async ({ query }, ctx) => {
-    const result = (await ctx.services.governance.get()).export(query.profile, ctx.principal ? actor(ctx) : null);
-    await auditGetMutation(ctx, '/v1/compliance/export', exportCompliance.rpc?.name);
-    return result;
+    return (await ctx.services.governance.get()).export(query.profile, ctx.principal ? actor(ctx) : null);
   }),
   on(postComplianceExport, async ({ body, query }, ctx) => (await ctx.services.governance.get()).export(body.profile ?? query.profile, ctx.principal ? actor(ctx) : null)),
   on(listComplianceEvidence, async (_i, ctx) => (await ctx.services.governance.get()).evidenceLog()),

@@ -229,6 +229,8 @@ export const exportCompliance = defineSpec<Record<string, never>, ComplianceExpo
   method: 'GET',
   path: '/v1/compliance/export',
   access: DEPLOY,
+  // Every call appends an evidence record: audited like a mutation (api/spec.ts#writes).
+  writes: true,
   rpc: { name: 'ExportCompliance', request: 'QueryRequest' },
   cli: ['compliance', 'export'],
   query: exportQuery,

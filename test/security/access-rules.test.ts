@@ -43,8 +43,10 @@ describe('access rules of every operation', () => {
       expect(entry['x-svc-access'], op.id).toBe(label);
       expect(entry['x-svc-audit'], op.id).toBe(isAudited(op));
     }
-    // Reads are never audited; every action/admin mutation is.
-    expect(SPECS.filter((o) => o.method === 'GET' && isMutation(o))).toEqual([]);
+    // Reads are never audited; every action/admin mutation is. A GET is a mutation only when its spec
+    // says it writes on every call (`writes`, e.g. the compliance export appending evidence).
+    expect(SPECS.filter((o) => o.method === 'GET' && isMutation(o)).map((o) => o.id)).toEqual(SPECS.filter((o) => o.method === 'GET' && o.writes === true).map((o) => o.id));
+    expect(SPECS.filter((o) => o.method === 'GET' && o.writes === true).map((o) => o.id)).toEqual(['exportCompliance']);
   });
 
   it('under SVC_API_REQUIRE_AUTH_READS every sensitive read refuses anonymous callers and every open read answers them', async () => {
