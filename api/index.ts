@@ -23,6 +23,7 @@ import { reportSpecs } from './domains/reports.js';
 import { rpcSpecs } from './domains/rpc.js';
 import { sreSpecs } from './domains/sre.js';
 import { observabilitySpecs } from './domains/observability.js';
+import { spacesSpecs } from './domains/spaces.js';
 import type { OperationSpec } from './spec.js';
 
 export * from './spec.js';
@@ -62,4 +63,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...deploymentSpecs,
   ...otaSpecs,
   ...observabilitySpecs,
+  ...spacesSpecs,
 ];

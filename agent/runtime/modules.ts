@@ -26,6 +26,7 @@ import { securityModule } from '../security/module.js';
 import { sreModule } from '../sre/module.js';
 import { observabilityExportModule } from '../observability/export-module.js';
 import { telemetryModule } from '../telemetry/module.js';
+import { spacesModule } from '../spaces/module.js';
 
 /**
  * The agent's domains in the order they open (each may use what the ones before it provide); they
@@ -56,6 +57,7 @@ export const MODULES: readonly DomainModule[] = [
   secretMetadataModule,
   otaModule,
   sreModule,
+  spacesModule,
   observabilityExportModule,
   metaModule,
   rpcModule,

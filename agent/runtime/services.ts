@@ -40,6 +40,7 @@ import type { TelemetryStore } from '../telemetry/telemetry-store.js';
 import type { SreService } from '../sre/sre-service.js';
 import type { OtlpService } from '../observability/otlp/otlp-service.js';
 import type { MetricsService } from '../observability/metrics/metrics-service.js';
+import type { SpacesService } from '../spaces/spaces-service.js';
 
 /**
  * The relay trunk's state for `GET /v1/relay/status`: null while no trunk runs (no `--relay`). The
@@ -127,6 +128,8 @@ export interface Services {
   otlp: Lazy<OtlpService>;
   /** The Prometheus endpoint's metrics (`GET /metrics`; prom-client loads on the first scrape). */
   metrics: MetricsService;
+  /** Smart spaces: facilities, zones, energy and emergency status, computed on request (docs/spaces.md). */
+  spaces: Lazy<SpacesService>;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

@@ -107,6 +107,8 @@ export interface Settings {
   sre: SreSettings;
   /** OTLP export of traces and metrics (docs/observability.md § OTLP). */
   otlp: OtlpSettings;
+  /** Smart spaces (docs/spaces.md): bound of each gateway reachability probe (a TCP connect). */
+  spaces: { gatewayProbeTimeoutMs: number };
 }
 
 export interface ConfigControlSettings {
@@ -455,6 +457,9 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
       sampleIntervalSecs: integer(env, 'SVC_SRE_SAMPLE_INTERVAL_SECS', 60, 0, 86_400),
       sampleRingSize: integer(env, 'SVC_SRE_SAMPLE_RING_SIZE', 10_080, 2, 1_000_000),
       sloWindowHours: positive(env, 'SVC_SRE_SLO_WINDOW_HOURS', 168),
+    },
+    spaces: {
+      gatewayProbeTimeoutMs: integer(env, 'SVC_GATEWAY_PROBE_TIMEOUT_MS', 2000, 50, 30_000),
     },
     otlp: {
       tracesEndpoint: text(env, 'SVC_OTLP_TRACES_ENDPOINT')?.trim() ?? null,
