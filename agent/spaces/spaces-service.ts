@@ -557,11 +557,14 @@ export class SpacesService {
     const estops = [...new Set([...m.zoneDevices.filter((d) => d.type !== null && ESTOP.test(d.type)).map((d) => d.id), ...(this.deps.project.config?.devices ?? []).filter((d) => ESTOP.test(d.device_type)).map((d) => d.id)])].sort();
     const mentions = (...texts: string[]) => texts.some((t) => EMERGENCY_WORDS.test(t) || lifeSafety.some((id) => t.includes(id)));
     const active: Json[] = [];
-    for (const i of this.deps.incidents.list()) {
-      if (i.status !== 'resolved' && i.severity === 'critical' && mentions(i.title, i.description)) active.push({ id: i.id, kind: 'incident', severity: i.severity, message: i.title, created_at_ms: i.created_at_ms });
-    }
     for (const a of this.deps.alerts.list()) {
       if (a.severity === 'critical' && a.timestamp_ms >= now - DAY && mentions(a.message, a.alert_type, a.source)) active.push({ id: a.id, kind: 'alert', severity: a.severity, message: a.message, created_at_ms: a.timestamp_ms });
+    }
+    // A critical alert opens an incident (docs/operations.md § Alerting): one emergency, not two.
+    const listed = new Set(active.map((x) => x['id']));
+    for (const i of this.deps.incidents.list()) {
+      if (i.source_alert_id !== undefined && listed.has(i.source_alert_id)) continue;
+      if (i.status !== 'resolved' && i.severity === 'critical' && mentions(i.title, i.description)) active.push({ id: i.id, kind: 'incident', severity: i.severity, message: i.title, created_at_ms: i.created_at_ms });
     }
     const view = this.view(estops);
     for (const id of estops) {
