@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MqttDevice } from '../../hal/index.js';
+import { startAgent, type RunningAgent } from '../helpers/agent-harness.js';
+import { MOSQUITTO_SKIP_REASON, startMosquitto, type MosquittoBroker } from '../helpers/mosquitto.js';
+import { eventually } from '../helpers/stream-client.js';
+import { ADMIN, deadPort, liveGateway, spacesProject } from './fixture.js';
+
+/**
+ * Zone occupancy, zone environment and energy systems from the live telemetry of emulated MQTT
+ * devices (the MQTT device convention, docs/mqtt-devices.md) that a real agent hears through a real
+ * broker: the numbers the routes answer are the readings the devices published.
+ */
+describe.skipIf(MOSQUITTO_SKIP_REASON !== null)(`smart spaces from MQTT telemetry ${MOSQUITTO_SKIP_REASON ?? ''}`, () => {
+  let broker: MosquittoBroker;
+  let a: RunningAgent;
+  let gw: { port: number; close: () => Promise<void> };
+  const devices: MqttDevice[] = [];
+
+  const device = async (id: string, type: string, metrics: string[]) => {
+    const d = new MqttDevice({
+      url: broker.url,
+      identity: {
+        id,
+        device_type: type,
+        firmware_version: '1.0.0',
+        hardware_revision: 'test-1',
+        serial: `T-${id}`,
+        capabilities: metrics.map((m) => `measure_${m}`),
+        metrics: metrics.map((name) => ({ name, unit: '', type: 'number' as const })),
+        commands: [],
+      },
+      telemetryIntervalMs: 0,
+      heartbeatIntervalMs: 1000,
+    });
+    d.on('error', () => undefined);
+    await d.start();
+    devices.push(d);
+    return d;
+  };
+
+  /** Publishes and waits until the agent's telemetry store holds the reading. */
+  const publish = async (d: MqttDevice, id: string, readings: Record<string, number>) => {
+    d.publishTelemetry(readings);
+    const [metric, value] = Object.entries(readings)[0]!;
+    await eventually(
+      async () => a.agent.services.telemetry.ring.all().some((e) => e.kind === 'device' && e.device_id === id && e.metric === metric && e.value === value),
+      (ok) => ok,
+      10_000,
+      50,
+    );
+  };
+
+  beforeAll(async () => {
+    broker = await startMosquitto();
+    gw = await liveGateway();
+    a = await startAgent({ configPath: spacesProject({ live: gw.port, dead: await deadPort() }), env: { SVC_API_KEY: ADMIN, SVC_HAL_MQTT_URL: broker.url } });
+    await a.agent.services.deviceHub.start(3000);
+  });
+  afterAll(async () => {
+    await Promise.all(devices.map((d) => d.stop()));
+    await a?.close();
+    await gw?.close();
+    await broker?.dispose();
+  });
+
+  it('occupancy counts the people counter reported and its flow; the timeline ends at the latest count', async () => {
+    const counter = await device('counter-lobby', 'people_counter', ['people_count']);
+    await publish(counter, 'counter-lobby', { people_count: 4 });
+    const r = await a.json('/v1/zones/lobby/occupancy');
+    expect(r.status).toBe(200);
+    expect(r.body.occupancy).toEqual({ present: true, count: 4, flow: 'inbound', source: 'telemetry' });
+    expect(r.body.explanation).toBeUndefined();
+    expect(r.body.sensors).toEqual([expect.objectContaining({ device_id: 'counter-lobby', metric: 'people_count', value: 4 })]);
+    expect(r.body.timeline.at(-1)).toEqual({ offset_minutes: 0, count: 4, flow: 'inbound' });
+    // Five minutes earlier there was no reading yet.
+    expect(r.body.timeline.at(-2).count).toBe(0);
+
+    await publish(counter, 'counter-lobby', { people_count: 0 });
+    const empty = await a.json('/v1/zones/lobby/occupancy');
+    expect(empty.body.occupancy).toMatchObject({ present: false, count: 0, source: 'telemetry' });
+  }, 30_000);
+
+  it('environment averages the zone sensors’ latest CO2, temperature and humidity and judges the baseline', async () => {
+    const envA = await device('env-lobby-a', 'environment', ['co2', 'temperature', 'humidity']);
+    const envB = await device('env-lobby-b', 'environment', ['co2_ppm', 'temperature_c']);
+    await publish(envA, 'env-lobby-a', { co2: 600, temperature: 21, humidity: 40 });
+    await publish(envB, 'env-lobby-b', { co2_ppm: 900, temperature_c: 23 });
+    let r = await a.json('/v1/zones/lobby/environment');
+    expect(r.status).toBe(200);
+    expect(r.body.source).toBe('telemetry');
+    expect(r.body.readings).toEqual({ co2_ppm: 750, temperature_c: 22, humidity_pct: 40, aq_index: null });
+    expect(r.body.within_baseline).toBe(true);
+    expect(r.body.twin).toEqual({ id: 'lobby-twin', mirror: ['occupancy'] });
+
+    // CO2 climbs past 800 on average: outside the baseline.
+    await publish(envB, 'env-lobby-b', { co2_ppm: 1300 });
+    r = await a.json('/v1/zones/lobby/environment');
+    expect(r.body.readings.co2_ppm).toBe(950);
+    expect(r.body.within_baseline).toBe(false);
+  }, 30_000);
+
+  it('a battery and a charger report their state of charge, backup power, session and load', async () => {
+    expect((await a.json('/v1/energy/systems/battery-1')).body).toMatchObject({ source: 'none', detail: { soc_percent: null, mode: 'grid_tied', backup_power: null } });
+    const battery = await device('battery-1', 'battery', ['soc_percent', 'backup_power']);
+    await publish(battery, 'battery-1', { soc_percent: 63.5, backup_power: 1 });
+    const b = await a.json('/v1/energy/systems/battery-1');
+    expect(b.status).toBe(200);
+    expect(b.body).toMatchObject({ source: 'telemetry', system: { id: 'battery-1', type: 'BatteryStorage', facility: 'tower-demo' }, detail: { soc_percent: 63.5, mode: 'grid_tied', backup_power: true } });
+    expect(typeof b.body.updated_at_ms).toBe('number');
+
+    const charger = await device('charger-1', 'charger', ['load_kw', 'session_active']);
+    await publish(charger, 'charger-1', { load_kw: 7.2, session_active: 1 });
+    const c = await a.json('/v1/energy/systems/charger-1');
+    expect(c.body).toMatchObject({ source: 'telemetry', detail: { session_active: true, load_kw: 7.2 } });
+    await publish(charger, 'charger-1', { load_kw: 0, session_active: 0 });
+    expect((await a.json('/v1/energy/systems/charger-1')).body.detail).toEqual({ session_active: false, load_kw: 0 });
+  }, 30_000);
+
+  it('an engaged e-stop in a zone is an active emergency', async () => {
+    const b = await startAgent({
+      configPath: spacesProject({ live: gw.port, dead: gw.port }, '\n[[facilities.zones]]\nid = "dock"\n[[facilities.zones.devices]]\nid = "estop-dock"\ntype = "EStopButton"\n'),
+      env: { SVC_HAL_MQTT_URL: broker.url },
+    });
+    try {
+      await b.agent.services.deviceHub.start(3000);
+      expect((await b.json('/v1/emergency/status')).body).toMatchObject({ status: 'normal', estop_devices: ['estop-dock'], evacuation_ready: true });
+      const estop = await device('estop-dock', 'estop', ['estop_engaged']);
+      estop.publishTelemetry({ estop_engaged: 1 });
+      const r = await eventually(() => b.json('/v1/emergency/status'), (x) => x.body.status === 'emergency', 10_000, 50);
+      expect(r.body.active_emergencies).toEqual([expect.objectContaining({ id: 'estop-dock', kind: 'estop', severity: 'critical' })]);
+    } finally {
+      await b.close();
+    }
+  }, 30_000);
+});
