@@ -239,3 +239,15 @@ export function spacesModel(config: ResolvedConfig): SpacesModel {
 
 /** Membership (docs/spaces.md): an entry belongs to F when its facility is F or it names none. */
 export const belongsTo = (entry: { facility: string | null }, facilityId: string): boolean => entry.facility === null || entry.facility === facilityId;
+
+/** E-stop devices are recognised by type (`EStop`, `e-stop`, `emergency_stop`…). */
+export const ESTOP_TYPE = /e-?stop|emergency[_ -]?stop/i;
+
+/** Every device whose telemetry a smart-space route reads: the facilities' devices and configured e-stops. */
+export function spaceDeviceIds(config: ResolvedConfig): Set<string> {
+  const m = spacesModel(config);
+  const ids = new Set<string>();
+  for (const list of [m.zoneDevices, m.gateways, m.robots, m.energy]) for (const e of list) ids.add(e.id);
+  for (const d of config.devices) if (ESTOP_TYPE.test(d.device_type)) ids.add(d.id);
+  return ids;
+}

@@ -13,13 +13,15 @@ import type { AlertService } from '../observability/alerts.js';
 import type { ProjectContext } from '../project/project-context.js';
 import type { TelemetryStore } from '../telemetry/telemetry-store.js';
 import { probeGateway, type ProbeResult } from './gateway-probe.js';
-import { belongsTo, spacesModel, type EnergyEntry, type FacilityEntry, type GatewayEntry, type SpacesModel, type ZoneDevice, type ZoneEntry } from './spaces-config.js';
-import { numeric, TelemetryView } from './telemetry-view.js';
+import { belongsTo, ESTOP_TYPE, spacesModel, type EnergyEntry, type FacilityEntry, type GatewayEntry, type SpacesModel, type ZoneDevice, type ZoneEntry } from './spaces-config.js';
+import { numeric, type ReadingsIndex } from './readings-index.js';
 
 export interface SpacesDeps {
   project: ProjectContext;
   devices: DeviceRegistry;
   telemetry: TelemetryStore;
+  /** Latest readings of the smart-space devices (agent/spaces/readings-index.ts). */
+  readings: ReadingsIndex;
   alerts: AlertService;
   incidents: IncidentService;
   gatewayProbeTimeoutMs: number;
@@ -54,7 +56,7 @@ const ESTOP_METRICS = ['estop_engaged', 'estop', 'emergency_stop'];
 const WIRELESS = /Zigbee|Z-Wave|Thread|BLE/;
 /** Fire, smoke, CO (not CO2), leak: the zone devices that are life-safety devices. */
 const LIFE_SAFETY = /Fire|Smoke|CO(?!2)|Leak/;
-const ESTOP = /e-?stop|emergency[_ -]?stop/i;
+const ESTOP = ESTOP_TYPE;
 const EMERGENCY_WORDS = /\b(fire|smoke|co|leak\w*|evacuat\w*|lockdown)\b/i;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
@@ -111,10 +113,6 @@ export class SpacesService {
     const ids = new Set<string>();
     for (const list of [m.gateways, m.robots, m.energy, m.zoneDevices]) for (const e of list) if (belongsTo(e, fid)) ids.add(e.id);
     return [...ids].sort();
-  }
-
-  private view(ids: Iterable<string>): TelemetryView {
-    return new TelemetryView(this.deps.telemetry.ring.all(), new Set(ids));
   }
 
   // ----- gateways -----
@@ -240,7 +238,7 @@ export class SpacesService {
     // battery_levels: battery telemetry of wireless gateways and robots, else their configuration and pool health.
     {
       const wireless = [...gateways, ...m.robots.filter((r) => belongsTo(r, f.id))].filter((d) => d.type !== null && WIRELESS.test(d.type));
-      const view = this.view(wireless.map((d) => d.id));
+      const view = this.deps.readings;
       const blockers: string[] = [];
       let ok = 0;
       for (const d of wireless) {
@@ -413,7 +411,7 @@ export class SpacesService {
     const z = this.zone(m, id);
     const now = this.now();
     const devices = m.zoneDevices.filter((d) => d.zone === z.id);
-    const view = this.view(devices.map((d) => d.id));
+    const view = this.deps.readings;
     const countAt = (at: number): { count: number; any: boolean } => {
       let count = 0;
       let any = false;
@@ -467,7 +465,7 @@ export class SpacesService {
     const z = this.zone(m, id);
     const now = this.now();
     const devices = m.zoneDevices.filter((d) => d.zone === z.id);
-    const view = this.view(devices.map((d) => d.id));
+    const view = this.deps.readings;
     const readings: Record<string, number | null> = {};
     const sensors: Json[] = [];
     for (const [key, names] of Object.entries(ENV_METRICS)) {
@@ -519,7 +517,7 @@ export class SpacesService {
     const m = this.model();
     const e = m.energy.find((x) => x.id === id);
     if (!e) throw notFound('energy system not found');
-    const view = this.view([e.id]);
+    const view = this.deps.readings;
     let latestTs: number | null = null;
     const num = (...names: string[]) => {
       const r = view.latest(e.id, names);
@@ -566,7 +564,7 @@ export class SpacesService {
       if (i.source_alert_id !== undefined && listed.has(i.source_alert_id)) continue;
       if (i.status !== 'resolved' && i.severity === 'critical' && mentions(i.title, i.description)) active.push({ id: i.id, kind: 'incident', severity: i.severity, message: i.title, created_at_ms: i.created_at_ms });
     }
-    const view = this.view(estops);
+    const view = this.deps.readings;
     for (const id of estops) {
       const r = view.latest(id, ESTOP_METRICS, now);
       if (r && r.value !== 0) active.push({ id, kind: 'estop', severity: 'critical', message: `emergency stop ${id} engaged`, created_at_ms: r.timestamp_ms });

@@ -14,6 +14,7 @@ describe.skipIf(MOSQUITTO_SKIP_REASON !== null)(`smart spaces from MQTT telemetr
   let broker: MosquittoBroker;
   let a: RunningAgent;
   let gw: { port: number; close: () => Promise<void> };
+  let configPath: string;
   const devices: MqttDevice[] = [];
 
   const device = async (id: string, type: string, metrics: string[]) => {
@@ -53,7 +54,8 @@ describe.skipIf(MOSQUITTO_SKIP_REASON !== null)(`smart spaces from MQTT telemetr
   beforeAll(async () => {
     broker = await startMosquitto();
     gw = await liveGateway();
-    a = await startAgent({ configPath: spacesProject({ live: gw.port, dead: await deadPort() }), env: { SVC_API_KEY: ADMIN, SVC_HAL_MQTT_URL: broker.url } });
+    configPath = spacesProject({ live: gw.port, dead: await deadPort() });
+    a = await startAgent({ configPath, env: { SVC_API_KEY: ADMIN, SVC_HAL_MQTT_URL: broker.url } });
     await a.agent.services.deviceHub.start(3000);
   });
   afterAll(async () => {
@@ -131,5 +133,20 @@ describe.skipIf(MOSQUITTO_SKIP_REASON !== null)(`smart spaces from MQTT telemetr
     } finally {
       await b.close();
     }
+  }, 30_000);
+
+  it('after a restart the zones and energy systems answer from the recorded telemetry (no device connected)', async () => {
+    // A device no facility names: recorded by the telemetry store, ignored by the smart-space readings.
+    a.agent.services.telemetry.ring.append({ kind: 'device', device_id: 'imu-9', metric: 'accel_z', value: 9.8, timestamp_ms: Date.now() });
+    const stateDir = a.stateDir;
+    await a.close();
+    a = await startAgent({ configPath, stateDir, env: { SVC_API_KEY: ADMIN } });
+    const battery = await a.json('/v1/energy/systems/battery-1');
+    expect(battery.body).toMatchObject({ source: 'telemetry', detail: { soc_percent: 63.5, backup_power: true } });
+    const env = await a.json('/v1/zones/lobby/environment');
+    expect(env.body.readings).toMatchObject({ co2_ppm: 950, temperature_c: 22 });
+    const occ = await a.json('/v1/zones/lobby/occupancy');
+    expect(occ.body.occupancy).toMatchObject({ source: 'telemetry', count: 0, present: false });
+    expect(occ.body.sensors).toEqual([expect.objectContaining({ device_id: 'counter-lobby', metric: 'people_count', value: 0 })]);
   }, 30_000);
 });
