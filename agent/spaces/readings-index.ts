@@ -68,9 +68,10 @@ export class ReadingsIndex {
 
   /**
    * The reading in force at `at` (default: now) of the first metric name, in the order given, the
-   * device reported; its time is the last report when that value is still current.
+   * device reported; its time is the last report when that value is still current, and
+   * `changed_at_ms` when the device first reported that value.
    */
-  latest(deviceId: string, metrics: readonly string[], at = Number.POSITIVE_INFINITY): (Reading & { metric: string }) | null {
+  latest(deviceId: string, metrics: readonly string[], at = Number.POSITIVE_INFINITY): (Reading & { metric: string; changed_at_ms: number }) | null {
     const byMetric = this.series.get(deviceId);
     if (!byMetric) return null;
     for (const metric of metrics) {
@@ -80,7 +81,7 @@ export class ReadingsIndex {
         const c = s.changes[i]!;
         if (c.timestamp_ms > at) continue;
         const current = i === s.changes.length - 1 && s.lastSeenMs <= at;
-        return { value: c.value, timestamp_ms: current ? s.lastSeenMs : c.timestamp_ms, metric };
+        return { value: c.value, timestamp_ms: current ? s.lastSeenMs : c.timestamp_ms, changed_at_ms: c.timestamp_ms, metric };
       }
     }
     return null;

@@ -567,7 +567,7 @@ export class SpacesService {
     const view = this.deps.readings;
     for (const id of estops) {
       const r = view.latest(id, ESTOP_METRICS, now);
-      if (r && r.value !== 0) active.push({ id, kind: 'estop', severity: 'critical', message: `emergency stop ${id} engaged`, created_at_ms: r.timestamp_ms });
+      if (r && r.value !== 0) active.push({ id, kind: 'estop', severity: 'critical', message: `emergency stop ${id} engaged`, created_at_ms: r.changed_at_ms });
     }
     active.sort((a, b) => (b['created_at_ms'] as number) - (a['created_at_ms'] as number));
     const blockers: string[] = [];

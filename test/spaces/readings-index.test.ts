@@ -13,13 +13,13 @@ describe('readings index', () => {
     ix.add(at('c1', 'people_count', 'n/a', 21 * MIN));
     ix.add(at('other', 'people_count', 9, 21 * MIN));
     expect(ix.latest('c1', ['people_count'], 9 * MIN)).toBeNull();
-    expect(ix.latest('c1', ['people_count'], 15 * MIN)).toEqual({ value: 2, timestamp_ms: 10 * MIN, metric: 'people_count' });
-    expect(ix.latest('c1', ['people_count'])).toEqual({ value: 5, timestamp_ms: 20 * MIN, metric: 'people_count' });
+    expect(ix.latest('c1', ['people_count'], 15 * MIN)).toEqual({ value: 2, timestamp_ms: 10 * MIN, changed_at_ms: 10 * MIN, metric: 'people_count' });
+    expect(ix.latest('c1', ['people_count'])).toEqual({ value: 5, timestamp_ms: 20 * MIN, changed_at_ms: 20 * MIN, metric: 'people_count' });
     expect(ix.latest('other', ['people_count'])).toBeNull();
     // Repeated reports of the same value move only the "last reported" time.
     ix.add(at('c1', 'people_count', 5, 30 * MIN));
-    expect(ix.latest('c1', ['people_count'])!.timestamp_ms).toBe(30 * MIN);
-    expect(ix.latest('c1', ['people_count'], 25 * MIN)).toEqual({ value: 5, timestamp_ms: 20 * MIN, metric: 'people_count' });
+    expect(ix.latest('c1', ['people_count'])).toMatchObject({ timestamp_ms: 30 * MIN, changed_at_ms: 20 * MIN });
+    expect(ix.latest('c1', ['people_count'], 25 * MIN)).toEqual({ value: 5, timestamp_ms: 20 * MIN, changed_at_ms: 20 * MIN, metric: 'people_count' });
   });
 
   it('prefers metrics in the order asked, reads booleans and numeric strings', () => {
