@@ -9,7 +9,7 @@ import { badRequest, notFound } from '../core/errors.js';
 import { deviceReadiness, devicePoolSummary, type DeviceReadinessStatus } from '../devices/device-readiness.js';
 import type { DeviceRecord, DeviceRegistry } from '../devices/device-registry.js';
 import type { IncidentService } from '../incidents/incidents.js';
-import type { AlertService } from '../observability/alerts.js';
+import type { Alert, AlertService } from '../observability/alerts.js';
 import type { ProjectContext } from '../project/project-context.js';
 import type { TelemetryStore } from '../telemetry/telemetry-store.js';
 import { probeGateway, type ProbeResult } from './gateway-probe.js';
@@ -61,6 +61,27 @@ const EMERGENCY_WORDS = /\b(fire|smoke|co|leak\w*|evacuat\w*|lockdown)\b/i;
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 const pct = (ok: number, n: number) => (n === 0 ? 100 : Math.round((100 * ok) / n));
+
+/** Whether a text names a device id as a whole word (`gw-1` is not named by `gw-10`). */
+export function names(text: string, id: string): boolean {
+  const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(^|[^A-Za-z0-9._-])${escaped}($|[^A-Za-z0-9_-]|\\.(?![A-Za-z0-9]))`).test(text);
+}
+
+/**
+ * A device is faulted by alerts when the newest alert of the given types that names it, raised in
+ * the last 24 hours, is not informational: a "device … is back" notice (info) after an "offline"
+ * warning clears it (docs/spaces.md § Facility readiness).
+ */
+function faultAlerted(alerts: readonly Alert[], id: string, types: readonly string[], now: number): boolean {
+  let newest: Alert | null = null;
+  for (const a of alerts) {
+    if (!types.includes(a.alert_type) || a.timestamp_ms < now - DAY) continue;
+    if (!names(a.source, id) && !names(a.message, id)) continue;
+    if (!newest || a.timestamp_ms >= newest.timestamp_ms) newest = a;
+  }
+  return newest !== null && newest.severity !== 'info';
+}
 
 interface Factor {
   dimension: string;
@@ -262,7 +283,7 @@ export class SpacesService {
     }
     // security_status and emergency_systems: pool readiness and open alerts naming the device.
     const alerts = this.deps.alerts.list();
-    const named = (id: string, types: string[]) => alerts.some((a) => types.includes(a.alert_type) && (a.source.includes(id) || a.message.includes(id)));
+    const named = (id: string, types: string[]) => faultAlerted(alerts, id, types, now);
     {
       const devices = zoneDevices.filter((d) => (d.type !== null && /Lock|Camera/.test(d.type)) || d.capabilities.includes('access_control') || d.capabilities.includes('security'));
       const blockers: string[] = [];
@@ -285,7 +306,8 @@ export class SpacesService {
       const blockers: string[] = [];
       let ok = 0;
       for (const d of devices) {
-        if (!ready.get(d.id)?.readiness_blocked && !named(d.id, ['health_critical', 'custom'])) ok += 1;
+        const r = ready.get(d.id);
+        if (!r?.readiness_blocked && r?.health_status !== 'offline' && !named(d.id, ['health_critical', 'custom'])) ok += 1;
         else blockers.push(`emergency_offline:${d.id}`);
       }
       push('emergency_systems', devices.length === 0 ? 60 : pct(ok, devices.length), blockers);
@@ -361,7 +383,7 @@ export class SpacesService {
     const locks = m.zoneDevices.filter((d) => belongsTo(d, f.id) && d.type !== null && /Lock|Camera/.test(d.type));
     const lockIds = new Set(locks.filter((d) => /Lock/.test(d.type!)).map((d) => d.id));
     const tamper = alerts
-      .filter((a) => (a.alert_type === 'tamper' || a.alert_type === 'security') && ids.some((d) => a.source.includes(d) || a.message.includes(d)))
+      .filter((a) => (a.alert_type === 'tamper' || a.alert_type === 'security') && ids.some((d) => names(a.source, d) || names(a.message, d)))
       .sort((a, b) => b.timestamp_ms - a.timestamp_ms)
       .slice(0, 50);
     const audit = this.deps.telemetry.ring
@@ -553,7 +575,7 @@ export class SpacesService {
   private async emergencyBody(m: SpacesModel, now: number): Promise<Json> {
     const lifeSafety = m.zoneDevices.filter((d) => d.type !== null && LIFE_SAFETY.test(d.type)).map((d) => d.id);
     const estops = [...new Set([...m.zoneDevices.filter((d) => d.type !== null && ESTOP.test(d.type)).map((d) => d.id), ...(this.deps.project.config?.devices ?? []).filter((d) => ESTOP.test(d.device_type)).map((d) => d.id)])].sort();
-    const mentions = (...texts: string[]) => texts.some((t) => EMERGENCY_WORDS.test(t) || lifeSafety.some((id) => t.includes(id)));
+    const mentions = (...texts: string[]) => texts.some((t) => EMERGENCY_WORDS.test(t) || lifeSafety.some((id) => names(t, id)));
     const active: Json[] = [];
     for (const a of this.deps.alerts.list()) {
       if (a.severity === 'critical' && a.timestamp_ms >= now - DAY && mentions(a.message, a.alert_type, a.source)) active.push({ id: a.id, kind: 'alert', severity: a.severity, message: a.message, created_at_ms: a.timestamp_ms });
@@ -574,6 +596,7 @@ export class SpacesService {
     for (const id of lifeSafety) {
       const r = this.readiness(m, id, now);
       if (r?.readiness_blocked) blockers.push(`${id}:${r.blockers.join(',')}`);
+      else if (r?.health_status === 'offline') blockers.push(`${id}:offline`);
     }
     const reach = await this.reachabilityOf(m.gateways);
     for (const [id, r] of reach) if (!r.reachable) blockers.push(`gateway_unreachable:${id}`);

@@ -53,6 +53,12 @@ protocol = "mqtt"
 zone = "lobby"
 trust_level = "trusted"
 [[devices]]
+id = "leak-lobby"
+type = "LeakSensor"
+protocol = "mqtt"
+zone = "lobby"
+trust_level = "trusted"
+[[devices]]
 id = "battery-1"
 type = "battery"
 protocol = "mqtt"

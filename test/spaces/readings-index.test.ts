@@ -43,3 +43,15 @@ describe('readings index', () => {
     expect(ix.latest('c', ['people_count'], 200 * MIN + 1488)!.value).toBe(0);
   });
 });
+
+describe('device ids named in alert text', () => {
+  it('matches whole ids only', async () => {
+    const { names } = await import('../../agent/spaces/spaces-service.js');
+    expect(names('device gw-1 is offline', 'gw-1')).toBe(true);
+    expect(names('device gw-10 is offline', 'gw-1')).toBe(false);
+    expect(names('lock-lobby enclosure opened', 'lock-lobby')).toBe(true);
+    expect(names('tamper at lock-lobby.', 'lock-lobby')).toBe(true);
+    expect(names('lock-lobby.b opened', 'lock-lobby')).toBe(false);
+    expect(names('sensor a+b (x)', 'a+b')).toBe(true);
+  });
+});

@@ -157,13 +157,13 @@ describe('smart spaces from configuration, pool, alerts and gateway probes', () 
     expect(map.status).toBe(200);
     expect(map.body.floor_map).toEqual({ layout: 'zone_tree', node_count: 2 });
     expect(map.body.roots.map((z: { zone: { id: string } }) => z.zone.id)).toEqual(['lobby']);
-    // lobby: smoke, lock and the three [[devices]] placed there.
-    expect(map.body.zones.find((z: { zone: { id: string } }) => z.zone.id === 'lobby').device_count).toBe(5);
+    // lobby: smoke, lock and the four [[devices]] placed there.
+    expect(map.body.zones.find((z: { zone: { id: string } }) => z.zone.id === 'lobby').device_count).toBe(6);
 
     const health = await a.json('/v1/facilities/tower-demo/health');
     expect(health.body.overall_status).toBe('healthy');
-    expect(health.body.facility_device_pool.total).toBe(5);
-    expect(health.body.device_pool.total).toBe(5);
+    expect(health.body.facility_device_pool.total).toBe(6);
+    expect(health.body.device_pool.total).toBe(6);
     expect(health.body.critical_devices).toEqual([]);
 
     const sec = await a.json('/v1/facilities/tower-demo/security');
@@ -173,7 +173,7 @@ describe('smart spaces from configuration, pool, alerts and gateway probes', () 
     const devices = await a.json('/v1/smart-spaces/devices?facility_id=annex');
     expect(devices.body).toMatchObject({ facility_id: 'annex', count: 1 });
     const all = await a.json('/v1/smart-spaces/devices');
-    expect(all.body.count).toBe(11);
+    expect(all.body.count).toBe(12);
     expect(all.body.devices.find((d: { id: string }) => d.id === 'counter-lobby')).toMatchObject({ zone: 'lobby', facility: 'tower-demo', trust_level: 'trusted', readiness_blocked: false });
 
     const energy = await a.json('/v1/energy/systems');
@@ -196,7 +196,7 @@ describe('smart spaces from configuration, pool, alerts and gateway probes', () 
     const before = await a.json('/v1/emergency/status');
     expect(before.status).toBe(200);
     expect(before.body.active_emergencies).toEqual([]);
-    expect(before.body.life_safety_devices).toEqual(['smoke-lobby']);
+    expect(before.body.life_safety_devices).toEqual(['leak-lobby', 'smoke-lobby']);
     // The annex gateway refuses connections: not evacuation-ready, so degraded rather than normal.
     expect(before.body).toMatchObject({ evacuation_ready: false, status: 'degraded' });
     expect(before.body.evacuation_blockers).toEqual(['gateway_unreachable:gw-annex']);

@@ -55,7 +55,7 @@ describe.skipIf(MOSQUITTO_SKIP_REASON !== null)(`smart spaces from MQTT telemetr
     broker = await startMosquitto();
     gw = await liveGateway();
     configPath = spacesProject({ live: gw.port, dead: await deadPort() });
-    a = await startAgent({ configPath, env: { SVC_API_KEY: ADMIN, SVC_HAL_MQTT_URL: broker.url } });
+    a = await startAgent({ configPath, env: { SVC_API_KEY: ADMIN, SVC_HAL_MQTT_URL: broker.url, SVC_HAL_OFFLINE_AFTER_MS: '1500' } });
     await a.agent.services.deviceHub.start(3000);
   });
   afterAll(async () => {
@@ -117,6 +117,28 @@ describe.skipIf(MOSQUITTO_SKIP_REASON !== null)(`smart spaces from MQTT telemetr
     await publish(charger, 'charger-1', { load_kw: 0, session_active: 0 });
     expect((await a.json('/v1/energy/systems/charger-1')).body.detail).toEqual({ session_active: false, load_kw: 0 });
   }, 30_000);
+
+  it('a life-safety device that goes offline fails emergency_systems and evacuation; coming back clears both', async () => {
+    const factor = async () => (await a.json('/v1/facilities/tower-demo/readiness')).body.factors.find((x: { dimension: string }) => x.dimension === 'emergency_systems');
+    const leak = await device('leak-lobby', 'leak', ['leak']);
+    await publish(leak, 'leak-lobby', { leak: 0 });
+    await eventually(() => a.json('/v1/devices/leak-lobby'), (r) => r.body.device?.health_status === 'healthy', 10_000, 100);
+    expect(await factor()).toMatchObject({ score: 100, blockers: [] });
+
+    await leak.stop();
+    const down = await eventually(factor, (f) => f.blockers.includes('emergency_offline:leak-lobby'), 15_000, 100);
+    expect(down.score).toBe(50);
+    const status = (await a.json('/v1/emergency/status')).body;
+    // The offline alert is a warning: not an emergency, but evacuation is no longer ready.
+    expect(status.evacuation_blockers).toContain('leak-lobby:offline');
+    expect(status.active_emergencies).toEqual([]);
+
+    const back = await device('leak-lobby', 'leak', ['leak']);
+    await publish(back, 'leak-lobby', { leak: 0 });
+    const up = await eventually(factor, (f) => f.blockers.length === 0, 15_000, 100);
+    expect(up.score).toBe(100);
+    expect((await a.json('/v1/emergency/status')).body.evacuation_blockers).not.toContain('leak-lobby:offline');
+  }, 45_000);
 
   it('an engaged e-stop in a zone is an active emergency', async () => {
     const b = await startAgent({
