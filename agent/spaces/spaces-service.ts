@@ -65,7 +65,7 @@ const pct = (ok: number, n: number) => (n === 0 ? 100 : Math.round((100 * ok) / 
 /** Whether a text names a device id as a whole word (`gw-1` is not named by `gw-10`). */
 export function names(text: string, id: string): boolean {
   const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(^|[^A-Za-z0-9._-])${escaped}($|[^A-Za-z0-9_-]|\\.(?![A-Za-z0-9]))`).test(text);
+  return new RegExp(`(^|[^A-Za-z0-9._-])${escaped}($|[^A-Za-z0-9._-]|\\.(?![A-Za-z0-9]))`).test(text);
 }
 
 /**
