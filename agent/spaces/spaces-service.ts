@@ -83,6 +83,13 @@ function faultAlerted(alerts: readonly Alert[], id: string, types: readonly stri
   return newest !== null && newest.severity !== 'info';
 }
 
+interface Reach {
+  reachable: boolean;
+  probe: ProbeResult;
+  pool_state: string | null;
+}
+type Probes = Map<string, Promise<Reach>>;
+
 interface Factor {
   dimension: string;
   score: number;
@@ -139,15 +146,22 @@ export class SpacesService {
   // ----- gateways -----
 
   /** Reachability: the TCP probe when the gateway names an endpoint, and the pool's word on it (offline / failed / critical). */
-  private async reachability(g: GatewayEntry): Promise<{ reachable: boolean; probe: ProbeResult; pool_state: string | null }> {
+  private async reachability(g: GatewayEntry): Promise<Reach> {
     const probe = await probeGateway(g.raw, this.deps.gatewayProbeTimeoutMs);
     const record = this.pool(g.id);
     const poolDown = record ? ['offline', 'failed'].includes(record.lifecycle_state) || ['critical', 'offline'].includes(record.health_status) : false;
     return { reachable: probe.reachable !== false && !poolDown, probe, pool_state: record ? `${record.lifecycle_state}/${record.health_status}` : null };
   }
 
-  private async reachabilityOf(gateways: GatewayEntry[]): Promise<Map<string, Awaited<ReturnType<SpacesService['reachability']>>>> {
-    const results = await Promise.all(gateways.map(async (g) => [g.id, await this.reachability(g)] as const));
+  /** Probes the gateways in parallel; `probes` shares one probe per gateway across a request (the summary). */
+  private async reachabilityOf(gateways: GatewayEntry[], probes: Probes = new Map()): Promise<Map<string, Reach>> {
+    const results = await Promise.all(
+      gateways.map(async (g) => {
+        let p = probes.get(g.id);
+        if (!p) probes.set(g.id, (p = this.reachability(g)));
+        return [g.id, await p] as const;
+      }),
+    );
     return new Map(results);
   }
 
@@ -204,11 +218,11 @@ export class SpacesService {
   }
 
   /** The eight readiness dimensions of a facility (docs/spaces.md § Facility readiness). */
-  private async evaluate(m: SpacesModel, f: FacilityEntry, now: number): Promise<{ score: number; status: string; mission_ready: boolean; factors: Factor[]; blocking_dimensions: string[] }> {
+  private async evaluate(m: SpacesModel, f: FacilityEntry, now: number, probes: Probes = new Map()): Promise<{ score: number; status: string; mission_ready: boolean; factors: Factor[]; blocking_dimensions: string[] }> {
     const gateways = m.gateways.filter((g) => belongsTo(g, f.id));
     const ids = this.facilityDeviceIds(m, f.id);
     const zoneDevices = m.zoneDevices.filter((d) => belongsTo(d, f.id));
-    const reach = await this.reachabilityOf(gateways);
+    const reach = await this.reachabilityOf(gateways, probes);
     const weight = (dim: string) => (m.profile.weights ? (m.profile.weights[dim] ?? 0) : DEFAULT_WEIGHTS[dim]!);
     const factors: Factor[] = [];
     const push = (dimension: string, score: number, blockers: string[]) => factors.push({ dimension, score: Math.max(0, Math.min(100, score)), weight: weight(dimension), blockers });
@@ -572,7 +586,7 @@ export class SpacesService {
     };
   }
 
-  private async emergencyBody(m: SpacesModel, now: number): Promise<Json> {
+  private async emergencyBody(m: SpacesModel, now: number, probes: Probes = new Map()): Promise<Json> {
     const lifeSafety = m.zoneDevices.filter((d) => d.type !== null && LIFE_SAFETY.test(d.type)).map((d) => d.id);
     const estops = [...new Set([...m.zoneDevices.filter((d) => d.type !== null && ESTOP.test(d.type)).map((d) => d.id), ...(this.deps.project.config?.devices ?? []).filter((d) => ESTOP.test(d.device_type)).map((d) => d.id)])].sort();
     const mentions = (...texts: string[]) => texts.some((t) => EMERGENCY_WORDS.test(t) || lifeSafety.some((id) => names(t, id)));
@@ -598,7 +612,7 @@ export class SpacesService {
       if (r?.readiness_blocked) blockers.push(`${id}:${r.blockers.join(',')}`);
       else if (r?.health_status === 'offline') blockers.push(`${id}:offline`);
     }
-    const reach = await this.reachabilityOf(m.gateways);
+    const reach = await this.reachabilityOf(m.gateways, probes);
     for (const [id, r] of reach) if (!r.reachable) blockers.push(`gateway_unreachable:${id}`);
     const evacuation_ready = blockers.length === 0;
     return {
@@ -620,18 +634,20 @@ export class SpacesService {
   async summary(): Promise<Json> {
     const m = this.model();
     const now = this.now();
-    const rollups: Json[] = [];
-    for (const f of m.facilities) {
-      const r = await this.evaluate(m, f, now);
-      rollups.push({ facility_id: f.id, score: r.score, status: r.status, mission_ready: r.mission_ready, factors: r.factors, blocking_dimensions: r.blocking_dimensions });
-    }
+    const probes: Probes = new Map();
+    const rollups = await Promise.all(
+      m.facilities.map(async (f) => {
+        const r = await this.evaluate(m, f, now, probes);
+        return { facility_id: f.id, score: r.score, status: r.status, mission_ready: r.mission_ready, factors: r.factors, blocking_dimensions: r.blocking_dimensions };
+      }),
+    );
     return {
       version: API_VERSION,
       blueprint: 'smart_spaces',
       readiness_profile: m.profile.name,
       facilities: this.facilitiesBody(m),
       energy: this.energyBody(m),
-      emergency: await this.emergencyBody(m, now),
+      emergency: await this.emergencyBody(m, now, probes),
       robots: m.robots.map((r) => this.plainSummary(r)),
       wearables: m.wearables.map((w) => ({ ...this.plainSummary(w), human_id: w.human_id })),
       humans: m.humans,

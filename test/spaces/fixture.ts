@@ -4,11 +4,15 @@ import { writeProject } from '../helpers/project-fixture.js';
 export const ADMIN = 'a7'.repeat(32);
 
 /** A TCP listener standing in for a live gateway; `close()` stops it. */
-export async function liveGateway(): Promise<{ port: number; close: () => Promise<void> }> {
-  const server = net.createServer((s) => s.end());
+export async function liveGateway(): Promise<{ port: number; connections: () => number; close: () => Promise<void> }> {
+  let accepted = 0;
+  const server = net.createServer((s) => {
+    accepted += 1;
+    s.end();
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
-  return { port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { port, connections: () => accepted, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** A loopback port nothing listens on (bound, then released). */

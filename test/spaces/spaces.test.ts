@@ -33,7 +33,7 @@ describe('smart spaces in the contract', () => {
 describe('smart spaces from configuration, pool, alerts and gateway probes', () => {
   let a: RunningAgent;
   let grpc: GrpcTestClient;
-  let gw: { port: number; close: () => Promise<void> };
+  let gw: Awaited<ReturnType<typeof liveGateway>>;
   beforeAll(async () => {
     gw = await liveGateway();
     const dead = await deadPort();
@@ -212,8 +212,11 @@ describe('smart spaces from configuration, pool, alerts and gateway probes', () 
     a.agent.services.alerts.raise({ alert_type: 'custom', severity: 'critical', source: 'building', message: 'elevator stuck' });
     expect((await a.json('/v1/emergency/status')).body.active_emergencies).toHaveLength(1);
 
+    const connects = gw.connections();
     const summary = await a.json('/v1/smart-spaces/summary');
     expect(summary.status).toBe(200);
+    // Two readiness roll-ups and the emergency status share one probe per gateway.
+    expect(gw.connections() - connects).toBe(1);
     expect(summary.body).toMatchObject({ blueprint: 'smart_spaces', readiness_profile: 'smart_space', emergency: { status: 'emergency' } });
     expect(summary.body.readiness_rollups.map((x: { facility_id: string }) => x.facility_id)).toEqual(['annex', 'tower-demo']);
     expect(summary.body.facilities.count).toBe(2);

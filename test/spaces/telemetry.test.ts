@@ -13,7 +13,7 @@ import { ADMIN, deadPort, liveGateway, spacesProject } from './fixture.js';
 describe.skipIf(MOSQUITTO_SKIP_REASON !== null)(`smart spaces from MQTT telemetry ${MOSQUITTO_SKIP_REASON ?? ''}`, () => {
   let broker: MosquittoBroker;
   let a: RunningAgent;
-  let gw: { port: number; close: () => Promise<void> };
+  let gw: Awaited<ReturnType<typeof liveGateway>>;
   let configPath: string;
   const devices: MqttDevice[] = [];
 
