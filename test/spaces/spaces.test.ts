@@ -264,3 +264,49 @@ describe('smart spaces without a configuration or with reads closed', () => {
     }
   });
 });
+
+describe('gateway failover requirement', () => {
+  it('a primary without a backup is blocked when failover is required; a backup declared by failover_from clears it', async () => {
+    const { writeProject } = await import('../helpers/project-fixture.js');
+    const configPath = writeProject({
+      'svc.toml': '[project]\nname = "f"\nversion = "1.0.0"\n[config]\nfacilities = "svc.facilities.toml"\n',
+      'svc.facilities.toml': `
+[readiness.profiles.smart_space]
+min_score = 90
+[readiness.profiles.smart_space.weights]
+gateway_availability = 1.0
+[readiness.profiles.smart_space.redundancy]
+gateway_failover_required = true
+
+[[facilities]]
+id = "home"
+[[facilities.gateways]]
+id = "hub-a"
+provider = "svc-zwave"
+[[facilities.gateways]]
+id = "hub-b"
+provider = "svc-zwave"
+[[facilities.gateways]]
+id = "hub-b-spare"
+role = "backup"
+failover_from = "hub-b"
+`,
+    });
+    const a = await startAgent({ configPath });
+    try {
+      const r = await a.json('/v1/facilities/home/readiness');
+      expect(r.status).toBe(200);
+      const f = r.body.factors.find((x: { dimension: string }) => x.dimension === 'gateway_availability');
+      expect(f).toMatchObject({ score: 65, weight: 100, blockers: ['gateway_backup_missing:hub-a'] });
+      // Only gateway_availability carries weight: the score is its score.
+      expect(r.body.score).toBe(65);
+      expect(r.body.status).toBe('not_ready');
+      expect(r.body.factors.filter((x: { weight: number }) => x.weight === 0)).toHaveLength(7);
+      // Gateways without an endpoint are not probed and count as reachable.
+      const g = await a.json('/v1/smart-spaces/gateways');
+      expect(g.body.gateways[0]).toMatchObject({ reachable: true, live_probe: false, probe: { probe: 'none' } });
+    } finally {
+      await a.close();
+    }
+  });
+});
