@@ -661,7 +661,7 @@ export class SpacesService {
     const now = this.now();
     const keep = <T extends { facility: string | null }>(list: T[]) => (facilityId ? list.filter((e) => belongsTo(e, facilityId)) : list);
     const devices = [...keep(m.zoneDevices), ...keep(m.gateways), ...keep(m.robots), ...keep(m.energy)].map((d) => this.deviceSummary(m, d, now));
-    return { version: API_VERSION, facility_id: facilityId ?? null, devices, count: devices.length };
+    return { version: API_VERSION, facility_id: facilityId ? facilityId : null, devices, count: devices.length };
   }
 
   async gateways(facilityId: string | undefined): Promise<Json> {
@@ -670,7 +670,7 @@ export class SpacesService {
     const reach = await this.reachabilityOf(list);
     return {
       version: API_VERSION,
-      facility_id: facilityId ?? null,
+      facility_id: facilityId ? facilityId : null,
       gateways: list.map((g) => {
         const r = reach.get(g.id)!;
         return { gateway: this.gatewaySummary(g), reachable: r.reachable, live_probe: r.probe.probe === 'tcp', probe: r.probe, pool_state: r.pool_state };
