@@ -29,6 +29,7 @@ import { twinSpecs } from './domains/twins.js';
 import { hriSpecs } from './domains/hri.js';
 import { peopleSpecs } from './domains/people.js';
 import { pluginSpecs } from './domains/plugins.js';
+import { spacesSpecs } from './domains/spaces.js';
 import type { OperationSpec } from './spec.js';
 
 export * from './spec.js';
@@ -74,4 +75,5 @@ export const SPECS: readonly OperationSpec[] = [
   ...analyticsSpecs,
   ...peopleSpecs,
   ...pluginSpecs,
+  ...spacesSpecs,
 ];

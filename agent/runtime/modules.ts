@@ -32,6 +32,7 @@ import { twinsModule } from '../twins/module.js';
 import { hriModule } from '../hri/module.js';
 import { peopleModule } from '../people/module.js';
 import { pluginsModule } from '../plugins/module.js';
+import { spacesModule } from '../spaces/module.js';
 
 /**
  * The agent's domains in the order they open (each may use what the ones before it provide); they
@@ -66,6 +67,7 @@ export const MODULES: readonly DomainModule[] = [
   twinsModule,
   hriModule,
   analyticsModule,
+  spacesModule,
   observabilityExportModule,
   peopleModule,
   pluginsModule,

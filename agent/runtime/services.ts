@@ -46,6 +46,7 @@ import type { TwinService } from '../twins/twin-service.js';
 import type { HriService } from '../hri/hri-service.js';
 import type { PeopleService } from '../people/people-service.js';
 import type { PluginService } from '../plugins/plugin-service.js';
+import type { SpacesService } from '../spaces/spaces-service.js';
 
 /**
  * The relay trunk's state for `GET /v1/relay/status`: null while no trunk runs (no `--relay`). The
@@ -145,6 +146,8 @@ export interface Services {
   people: Lazy<PeopleService>;
   /** Installed plugins, their panels and bundles, install/enable/disable (docs/plugins.md). */
   plugins: Lazy<PluginService>;
+  /** Smart spaces: facilities, zones, energy and emergency status, computed on request (docs/spaces.md). */
+  spaces: Lazy<SpacesService>;
   /** The operation table, for the operations that describe the API itself (OpenAPI, version). */
   operations: readonly Operation[];
 }

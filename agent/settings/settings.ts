@@ -112,6 +112,8 @@ export interface Settings {
   /** Plugins (docs/plugins.md). */
   plugins: PluginSettings;
   governance: GovernanceSettings;
+  /** Smart spaces (docs/spaces.md): bound of each gateway reachability probe (a TCP connect). */
+  spaces: { gatewayProbeTimeoutMs: number };
 }
 
 export interface PeopleSettings {
@@ -497,6 +499,9 @@ export function loadSettings(env: Env = process.env, cwd: string = process.cwd()
         const v = text(env, 'SVC_COMPLIANCE_CATALOG_DIR');
         return v ? path.resolve(cwd, v.trim()) : null;
       })(),
+    },
+    spaces: {
+      gatewayProbeTimeoutMs: integer(env, 'SVC_GATEWAY_PROBE_TIMEOUT_MS', 2000, 50, 30_000),
     },
     otlp: {
       tracesEndpoint: text(env, 'SVC_OTLP_TRACES_ENDPOINT')?.trim() ?? null,
