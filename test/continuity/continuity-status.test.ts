@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
+import { writeProject } from '../helpers/project-fixture.js';
 import { bearer as grpcBearer, callUnary, connectGrpc, type GrpcTestClient } from '../helpers/grpc-client.js';
 
 /**
@@ -188,4 +189,59 @@ describe('fleet continuity status', () => {
     expect((await a.json('/v1/continuity/status', { headers: bearer(ADMIN) })).status).toBe(200);
     expect((await a.json('/v1/continuity/status?trigger=', { headers: bearer(ADMIN) })).status).toBe(400);
   });
+
+  it('without fleet agents, a robot’s devices in the pool tell whether it is down; an unconfirmed takeover says so', async () => {
+    const configPath = writeProject({
+      'svc.toml': '[project]\nname = "Continuity"\nversion = "1.0.0"\n[config]\ndevices = "svc.devices.toml"\n',
+      'svc.devices.toml': [
+        '[[devices]]\nid = "courier-lidar"\ntype = "lidar"\nrobot_id = "Courier"\n',
+        '[[devices]]\nid = "runner-lidar"\ntype = "lidar"\nrobot_id = "Runner"\n',
+      ].join(''),
+      'couriers.sd': `
+robot Courier {
+    sensor lidar: Lidar on "/dev/ttyUSB0";
+    exposes capabilities [indoor_navigation];
+    mission ToteRun { requires capabilities [indoor_navigation]; }
+}
+robot Runner {
+    sensor lidar: Lidar on "/dev/ttyUSB0";
+    exposes capabilities [indoor_navigation];
+}
+robot Spare {
+    exposes capabilities [indoor_navigation];
+}
+continuity_policy Fallback {
+    on robot.offline { resume_from_checkpoint; }
+}
+`,
+    });
+    const root = path.dirname(configPath);
+    const a = await startAgent({ cwd: root, configPath, programPath: path.join(root, 'couriers.sd'), env: { SVC_API_KEY: ADMIN } });
+    running.push(a);
+    const retire = (id: string) => a.json(`/v1/devices/${id}`, { method: 'PATCH', headers: bearer(ADMIN), body: JSON.stringify({ lifecycle_state: 'retired', override: true }) });
+
+    const before = (await a.json('/v1/continuity/status')).body;
+    expect(before.status).toBe('nominal');
+    expect(before.robots.map((r: { robot: string; state: string; source: string }) => [r.robot, r.state, r.source])).toEqual([
+      ['Courier', 'up', 'device_pool'],
+      ['Runner', 'up', 'device_pool'],
+      ['Spare', 'unknown', 'none'],
+    ]);
+
+    expect((await retire('courier-lidar')).status).toBe(200);
+    const one = (await a.json('/v1/continuity/status')).body;
+    expect(one.status).toBe('covered');
+    expect(one.handoffs).toHaveLength(1);
+    expect(one.handoffs[0]).toMatchObject({ failed_robot: 'Courier', trigger: 'robot.offline', status: 'taken_over', takeover_robot: 'Runner', takeover_state: 'up' });
+    expect(one.robots[0].reason).toMatch(/courier-lidar/);
+
+    // Runner goes too: Spare (no agent, no device: state unknown) is the only robot left that covers the mission.
+    expect((await retire('runner-lidar')).status).toBe(200);
+    const two = (await a.json('/v1/continuity/status')).body;
+    expect(two.status).toBe('degraded');
+    const courier = two.handoffs.find((h: { failed_robot: string }) => h.failed_robot === 'Courier');
+    expect(courier).toMatchObject({ status: 'handoff_unconfirmed', takeover_robot: 'Spare', takeover_state: 'unknown' });
+    expect(courier.explanation.join(' ')).toMatch(/not confirmed/);
+  });
 });
+
