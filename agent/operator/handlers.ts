@@ -42,7 +42,9 @@ export const operatorHandlers = [
       agents: s.operator.storedFleetAgents(),
       devices: s.devices.list(),
       missions: await s.operator.missionStates(),
-      probe: (agent) => s.outbound.getJson(`${agent.url.replace(/\/+$/, '')}/v1/status`, { bearer: agent.token ?? null }),
+      // A panel polls this: a silent agent counts as unreachable after 5 s, not the client's 30 s default.
+      probe: (agent) =>
+        s.outbound.getJson(`${agent.url.replace(/\/+$/, '')}/v1/status`, { bearer: agent.token ?? null, connectTimeoutMs: 3000, totalTimeoutMs: 5000 }),
       trigger: query.trigger,
     });
   }),

@@ -243,5 +243,23 @@ continuity_policy Fallback {
     expect(courier).toMatchObject({ status: 'handoff_unconfirmed', takeover_robot: 'Spare', takeover_state: 'unknown' });
     expect(courier.explanation.join(' ')).toMatch(/not confirmed/);
   });
+
+  it('a fleet agent that accepts the connection and never answers is down after 5 s, not 30', async () => {
+    const root = tempDir('svc-continuity-silent-');
+    fs.writeFileSync(path.join(root, 'couriers.sd'), PROGRAM);
+    const silent = await listen(() => undefined);
+    const stateDir = tempDir();
+    fs.writeFileSync(path.join(stateDir, 'fleet-agents.json'), JSON.stringify({ agents: [{ robot_name: 'Courier', url: silent.url }] }));
+    const a = await startAgent({ cwd: root, programPath: path.join(root, 'couriers.sd'), stateDir });
+    running.push(a);
+    const started = Date.now();
+    const r = await a.json('/v1/continuity/status');
+    const took = Date.now() - started;
+    expect(r.status).toBe(200);
+    expect(took).toBeGreaterThanOrEqual(4500);
+    expect(took).toBeLessThan(9000);
+    expect(r.body.robots[0]).toMatchObject({ robot: 'Courier', state: 'down', source: 'fleet_agent' });
+    expect(silent.hits).toEqual(['GET /v1/status ']);
+  }, 20_000);
 });
 
