@@ -9,6 +9,7 @@ import {
   provisionDevice,
   provisionDeviceById,
   quarantineDevice,
+  getReadinessImpact,
   runReadiness,
   trustDevice,
   updateDeviceFirmware,
@@ -20,7 +21,7 @@ import type { CallContext } from '../core/operation.js';
 import type { DeviceRecord } from './device-registry.js';
 import { flashFirmware } from './firmware-flash.js';
 
-const on = handlersFor(['devices', 'devicePool', 'deviceHub', 'project', 'alerts', 'settings']);
+const on = handlersFor(['devices', 'devicePool', 'deviceHub', 'project', 'alerts', 'settings', 'readinessRuns']);
 
 function entry(d: DeviceRecord) {
   return {
@@ -68,7 +69,38 @@ export const deviceHandlers = [
     const { report } = ctx.services.devicePool.provision(body.device_id, body.robot_id ?? null, actor(ctx));
     return { version: API_VERSION, ok: report.ready, report };
   }),
-  on(runReadiness, (_i, ctx) => ({ version: API_VERSION, ...ctx.services.devicePool.readinessImpact() })),
+  on(runReadiness, async (_i, ctx) => {
+    const result = ctx.services.devicePool.readinessImpact();
+    // Kept for GET /v1/readiness/impact (web panels read the last run; docs/devices.md § Readiness impact).
+    await ctx.services.readinessRuns.record(result, ctx.principal?.key_id ?? 'anonymous');
+    return { version: API_VERSION, ...result };
+  }),
+  on(getReadinessImpact, async (_i, ctx) => {
+    const now = ctx.services.devicePool.readinessImpact();
+    const { run, run_count } = await ctx.services.readinessRuns.last();
+    if (!run) {
+      return {
+        version: API_VERSION,
+        source: 'computed_now',
+        note: 'no readiness run recorded yet (POST /v1/readiness/run): computed now from the device pool',
+        ran_at: null,
+        requested_by: null,
+        run_count,
+        ...now,
+        changed_since_run: false,
+      };
+    }
+    return {
+      version: API_VERSION,
+      source: 'last_run',
+      ran_at: run.ran_at,
+      requested_by: run.requested_by,
+      run_count,
+      ...run.result,
+      // Whether the pool's impact differs now from what the run saw: the panel offers a re-run then.
+      changed_since_run: JSON.stringify(now) !== JSON.stringify(run.result),
+    };
+  }),
   on(discoverDevices, async ({ body }, ctx) => {
     const s = ctx.services;
     const results = await s.deviceHub.discover(body.transports ?? [], body.timeout_ms ?? 1500);

@@ -9,6 +9,7 @@ import { DevicePool } from './device-pool.js';
 import { DeviceRegistry } from './device-registry.js';
 import { deviceHandlers } from './handlers.js';
 import { HealthMonitor } from './health-monitor.js';
+import { ReadinessRuns } from './readiness-runs.js';
 
 /** The device pool: registry, health monitor, lifecycle workflows, the HAL attachments and their handlers. */
 export const devicesModule = defineModule({
@@ -28,10 +29,12 @@ export const devicesModule = defineModule({
     deviceHub.register(canFactory(hal));
     const devicePool = new DevicePool(devices, health, alerts, project.config);
     const deviceActions = new DeviceActionsService({ hub: deviceHub, registry: devices, pool: devicePool, health });
+    const readinessRuns = new ReadinessRuns(settings.stateDir, (m) => boot.log(`warning: ${m}`));
     return {
-      provides: { hal, devices, deviceHub, devicePool, deviceActions },
+      provides: { hal, devices, deviceHub, devicePool, deviceActions, readinessRuns },
       handlers: deviceHandlers,
       async close() {
+        await readinessRuns.close();
         await deviceHub.close();
         await devices.flush();
       },

@@ -1,6 +1,7 @@
 import {
   approveOperatorMission,
   cancelOperatorMission,
+  getContinuityStatus,
   listFleetAgents,
   listOperatorMissionApprovals,
   listOperatorMissions,
@@ -13,6 +14,7 @@ import type { CallContext } from '../core/operation.js';
 import type { OperatorActor } from './operator-service.js';
 
 const on = handlersFor(['operator']);
+const onContinuity = handlersFor(['operator', 'programs', 'devices', 'outbound']);
 
 /** The principal behind the call: its key id, the user when there is one, its role. */
 const actor = (ctx: Pick<CallContext, 'principal'>): OperatorActor => ({
@@ -31,4 +33,19 @@ export const operatorHandlers = [
   on(approveOperatorMission, ({ body }, ctx) => ctx.services.operator.approve(body, actor(ctx))),
   on(operatorQuarantine, ({ body }, ctx) => ctx.services.operator.quarantine(body.device_id, body.reason ?? null, actor(ctx))),
   on(listFleetAgents, (_i, ctx) => ctx.services.operator.fleetAgents()),
+  onContinuity(getContinuityStatus, async ({ query }, ctx) => {
+    const s = ctx.services;
+    // The evaluation loads the program parser: a separate chunk, loaded on the first call.
+    const { continuityStatus } = await import('./continuity-status.js');
+    return continuityStatus({
+      programPath: s.programs.workspace.programPath,
+      agents: s.operator.storedFleetAgents(),
+      devices: s.devices.list(),
+      missions: await s.operator.missionStates(),
+      // A panel polls this: a silent agent counts as unreachable after 5 s, not the client's 30 s default.
+      probe: (agent) =>
+        s.outbound.getJson(`${agent.url.replace(/\/+$/, '')}/v1/status`, { bearer: agent.token ?? null, connectTimeoutMs: 3000, totalTimeoutMs: 5000 }),
+      trigger: query.trigger,
+    });
+  }),
 ];

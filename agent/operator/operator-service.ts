@@ -13,7 +13,7 @@ import { platformEvent, type PlatformEventName } from '../events/platform-events
 import type { ResolvedConfig } from '../project/resolve-config.js';
 import { JsonStore } from '../state/json-store.js';
 import type { ApprovalQueue, ApprovalRecord } from './approval-queue.js';
-import type { FleetAgentRegistry } from './fleet-agents.js';
+import type { FleetAgentRegistry, StoredFleetAgent } from './fleet-agents.js';
 
 export const OPERATOR_EVENT_SOURCE = 'svc-operator';
 export const MISSION_LIFECYCLE_FILE = 'mission-lifecycle.json';
@@ -252,6 +252,17 @@ export class OperatorService {
   fleetAgents() {
     const agents = this.deps.fleetAgents.list();
     return { version: API_VERSION, agents, count: agents.length };
+  }
+
+  /** The registered fleet agents with their tokens, for calling them (fleet continuity); never for a response. */
+  storedFleetAgents(): StoredFleetAgent[] {
+    return this.deps.fleetAgents.stored();
+  }
+
+  /** Every mission entity with its state as the registry holds it (fleet continuity reads it). */
+  async missionStates(): Promise<Array<{ id: string; name: string; mission_state: MissionState }>> {
+    const { entities } = await this.missions();
+    return entities.map((e) => ({ id: e.id, name: e.name ?? e.id, mission_state: OperatorService.stateOf(e) }));
   }
 
   async flush(): Promise<void> {

@@ -12,6 +12,7 @@ import type { SecretMetadataService } from '../secret-metadata/secret-metadata-s
 import type { DeviceHub } from '../devices/device-hub.js';
 import type { DevicePool } from '../devices/device-pool.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
+import type { ReadinessRuns } from '../devices/readiness-runs.js';
 import type { HalSettings } from '../settings/hal.js';
 import type { EntityService } from '../entities/entity-service.js';
 import type { IncidentService } from '../incidents/incidents.js';
@@ -81,6 +82,8 @@ export interface Services {
   devices: DeviceRegistry;
   /** Provisioning, lifecycle workflows, health and (through the HAL) the devices themselves. */
   devicePool: DevicePool;
+  /** The last `POST /v1/readiness/run`, persisted (`GET /v1/readiness/impact`). */
+  readinessRuns: ReadinessRuns;
   hal: HalSettings;
   /** Live HAL attachments: what devices say arrives here; commands and firmware go out from here. */
   deviceHub: DeviceHub;

@@ -115,6 +115,21 @@ export const runReadiness = defineSpec({
   body: z.lazy(() => z.object({}).passthrough()),
 });
 
+/**
+ * The last device-pool readiness impact `POST /v1/readiness/run` computed, kept across restarts
+ * (docs/devices.md § Readiness impact); before any run it is computed now and says so (`source`).
+ */
+export const getReadinessImpact = defineSpec({
+  id: 'getReadinessImpact',
+  group: 'devices',
+  summary: 'The last device-pool readiness impact of POST /v1/readiness/run (computed now when none ran yet)',
+  method: 'GET',
+  path: '/v1/readiness/impact',
+  access: { kind: 'read' },
+  rpc: { name: 'GetReadinessImpact', request: 'Empty' },
+  cli: ['readiness', 'impact'],
+});
+
 const discoverBody = z.lazy(() => z.object({
   transports: z.array(z.string().min(1).max(40)).max(20).optional(),
   timeout_ms: z.number().int().min(50).max(60_000).optional(),
@@ -187,6 +202,7 @@ export const deviceSpecs = [
   provisionDeviceById,
   provisionDevice,
   runReadiness,
+  getReadinessImpact,
   discoverDevices,
   getDiscovery,
   commandDevice,

@@ -22,6 +22,9 @@ export const getHealth = defineSpec({
   method: 'GET',
   path: '/v1/health',
   access: { kind: 'public' },
+  // Older clients call it on the JSON-RPC gateway by its legacy name (docs/grpc.md § JSON-RPC gateway).
+  rpc: { name: 'GetHealth', request: 'Empty' },
+  jsonRpcAliases: ['svc.v1.SvcService/GetHealth'],
   cli: ['health'],
   response: z.lazy(() => z.object({
     ok: z.literal(true),
@@ -85,6 +88,7 @@ export const getDashboard = defineSpec({
   path: '/v1/dashboard',
   access: { kind: 'sensitive-read' },
   rpc: { name: 'GetDashboard', request: 'Empty' },
+  jsonRpcAliases: ['svc.v1.SvcService/GetDashboard'],
   cli: ['dashboard'],
 });
 

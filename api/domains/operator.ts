@@ -127,6 +127,30 @@ export const listFleetAgents = defineSpec({
   cli: ['fleet', 'agents'],
 });
 
+const continuityQuery = z.lazy(() =>
+  z.object({
+    /** Evaluate every failed robot under this trigger instead of the one its live state suggests. */
+    trigger: z.string().min(1).max(200).optional(),
+  }),
+);
+
+/**
+ * Fleet continuity (docs/operator.md § Fleet continuity): which robot took over whose mission, from
+ * the program's continuity declarations (docs/program-language.md §30), the fleet agents' live
+ * `GET /v1/status` and the missions' state in the entity registry.
+ */
+export const getContinuityStatus = defineSpec<Record<string, never>, z.infer<typeof continuityQuery>>({
+  id: 'getContinuityStatus',
+  group: 'operator',
+  summary: 'Fleet continuity: failed robots, the robot that takes over each mission, and the continuity rule behind it',
+  method: 'GET',
+  path: '/v1/continuity/status',
+  access: { kind: 'sensitive-read' },
+  rpc: { name: 'GetContinuityStatus', request: 'QueryRequest' },
+  cli: ['fleet', 'continuity'],
+  query: continuityQuery,
+});
+
 export const operatorSpecs = [
   listOperatorMissions,
   pauseOperatorMission,
@@ -136,4 +160,5 @@ export const operatorSpecs = [
   approveOperatorMission,
   operatorQuarantine,
   listFleetAgents,
+  getContinuityStatus,
 ];
