@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ConfiguredDevice, ResolvedConfig } from '../project/resolve-config.js';
 import { fsyncDir, writeFileDurably } from '../state/durable-file.js';
 
 /**
@@ -104,4 +105,44 @@ export function configHash(files: readonly InstalledConfigFile[] | undefined): s
   if (!files || files.length === 0) return null;
   const lines = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => `${f.sha256}  ${f.path}\n`);
   return createHash('sha256').update(lines.join('')).digest('hex');
+}
+
+/** Configured device fields a bundle's configuration may change on the live device pool. */
+export interface DeviceConfigChange {
+  id: string;
+  changes: Record<string, unknown>;
+}
+
+function configuredFields(d: ConfiguredDevice): Record<string, unknown> {
+  const priority = Number(d.raw['failover_priority']);
+  const group = d.raw['redundant_group'];
+  return {
+    logical_name: d.logical_name,
+    trust_level: d.trust_level,
+    provider: d.provider,
+    robot_id: d.robot_id,
+    assigned_robot: d.robot_id,
+    redundant_group: typeof group === 'string' && group.trim() !== '' ? group : null,
+    failover_priority: Number.isFinite(priority) ? priority : null,
+  };
+}
+
+/**
+ * What the configuration change from `before` to `after` changes on devices configured in both:
+ * only the fields whose configured value changed, so what happened to a device at run time (a trust
+ * decision, an assignment) on the other fields stays as it is. The device pool keeps its run-time
+ * values over the configured ones across restarts (agent/devices/device-registry.ts), so a new
+ * configured value must be put there for it to take effect at all.
+ */
+export function deviceConfigChanges(before: ResolvedConfig | null, after: ResolvedConfig | null): DeviceConfigChange[] {
+  const old = new Map((before?.devices ?? []).map((d) => [d.id, configuredFields(d)]));
+  const out: DeviceConfigChange[] = [];
+  for (const d of after?.devices ?? []) {
+    const prev = old.get(d.id);
+    if (!prev) continue;
+    const next = configuredFields(d);
+    const changes = Object.fromEntries(Object.entries(next).filter(([k, v]) => prev[k] !== v));
+    if (Object.keys(changes).length > 0) out.push({ id: d.id, changes });
+  }
+  return out;
 }

@@ -17,7 +17,7 @@ import { JsonStore } from '../state/json-store.js';
 import { parse as parseToml } from 'smol-toml';
 import { resolveProjectConfig } from '../project/resolve-config.js';
 import { canonicalBundle, verifyBundle } from './bundle.js';
-import { configHash, loadBackup, mergeInstalled, pruneBackups, readCurrent, saveBackup, writeFiles, type InstalledConfigFile } from './config-files.js';
+import { configHash, deviceConfigChanges, loadBackup, mergeInstalled, pruneBackups, readCurrent, saveBackup, writeFiles, type InstalledConfigFile } from './config-files.js';
 import { switchServedProgram, targetStateFile } from './served-program.js';
 import { firmwareDevices, unknownDevices } from './targets.js';
 
@@ -233,12 +233,18 @@ export class TargetService {
     return path.dirname(this.deps.project.configPath!);
   }
 
-  /** Resolves the project configuration from disk again and makes it the live one; the error text when it does not resolve. */
+  /**
+   * Resolves the project configuration from disk again and makes it the live one (for the program
+   * analyses too), with changed configured device values put on the device pool; the error text when
+   * it does not resolve.
+   */
   private reloadConfig(): string | null {
     try {
       const config = resolveProjectConfig(this.deps.project.configPath!);
+      const changes = deviceConfigChanges(this.deps.project.config, config);
       this.deps.project.config = config;
       this.deps.programs.workspace.config = config;
+      for (const c of changes) if (this.deps.devices.get(c.id)) this.deps.devices.update(c.id, c.changes);
       return null;
     } catch (err) {
       return (err as Error).message;
@@ -259,6 +265,7 @@ export class TargetService {
     try {
       await writeFiles(root, files);
       error = this.reloadConfig();
+      if (error === null) await this.deps.devices.flush();
     } catch (err) {
       error = `write failed: ${(err as Error).message}`;
     }
@@ -293,6 +300,7 @@ export class TargetService {
     }
     await writeFiles(root, before);
     const error = this.reloadConfig();
+    await this.deps.devices.flush();
     return { backup, error: error ? `the restored configuration does not resolve: ${error}` : null };
   }
 

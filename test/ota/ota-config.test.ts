@@ -134,14 +134,25 @@ describe('OTA: configuration files in the bundle', () => {
     agents.push(target);
     const cc = await controlCenter([{ target: TARGET, url: target.baseUrl, token: DEVELOPER }], null);
     agents.push(cc);
-    const files = [{ path: 'svc.toml', content: manifest('Renamed', true) }, { path: 'svc.security.toml', content: '[security]\nnote = "x"\n' }];
+    const devicesBefore = fs.readFileSync(path.join(root, 'svc.devices.toml'), 'utf8');
+    const gpsB = async () => (await target.json('/v1/devices/gps-b', { headers: { authorization: `Bearer ${ADMIN}` } })).body.device;
+    expect(await gpsB()).toMatchObject({ trust_level: null, logical_name: null });
+    // A device fragment that trusts and names gps-b.
+    const devices = devicesBefore.replace('failover_priority = 2', 'failover_priority = 2\ntrust_level = "trusted"\nlogical_name = "backup-gps"');
+    const files = [{ path: 'svc.toml', content: manifest('Renamed', true) }, { path: 'svc.security.toml', content: '[security]\nnote = "x"\n' }, { path: 'svc.devices.toml', content: devices }];
     const r = await cc.json('/v1/ota/execute', post({ strategy: 'all', version: '1.0', assignments: ASSIGN, config_files: files }, ADMIN));
     expect(r.body.rollout.steps[0]).toMatchObject({ status: 'deployed' });
     expect((await target.json('/v1/instance')).body.project_name).toBe('Renamed');
+    // The live device pool takes the changed configured values (and keeps them in devices.json).
+    expect(await gpsB()).toMatchObject({ trust_level: 'trusted', logical_name: 'backup-gps' });
+    const saved = JSON.parse(fs.readFileSync(path.join(target.stateDir, 'devices.json'), 'utf8'));
+    expect(JSON.stringify(saved)).toContain('"trust_level":"trusted"');
     const back = await target.json('/v1/rollback', post({ target: TARGET }, DEVELOPER));
     expect(back.body).toMatchObject({ ok: true, version: null, previous_version: '1.0', config_hash: null });
     expect(fs.readFileSync(configPath, 'utf8')).toBe(original);
     expect(fs.existsSync(path.join(root, 'svc.security.toml'))).toBe(false);
+    expect(fs.readFileSync(path.join(root, 'svc.devices.toml'), 'utf8')).toBe(devicesBefore);
+    expect(await gpsB()).toMatchObject({ trust_level: null, logical_name: null });
     expect((await target.json('/v1/instance')).body.project_name).toBe('Pool Test');
     expect((await target.json('/v1/status')).body.config_hash).toBeNull();
   });
