@@ -3,9 +3,11 @@ import { createHmac, createPrivateKey, createPublicKey, sign, timingSafeEqual, v
 /**
  * The signed rollout bundle (docs/operations.md § Rollouts, "Signed bundles"). What is signed is the
  * canonical form: compact JSON with object keys sorted, of
- * `{version, program, program_hash, assignments, certifications, firmware?}` where `program` is the
- * program SOURCE TEXT and each firmware item is `{version, image_sha256, device_type?|device_ids?}`
- * (the image bytes travel beside it and are checked against `image_sha256`).
+ * `{version, program, program_hash, assignments, certifications, firmware?, config_files?}` where
+ * `program` is the program SOURCE TEXT, each firmware item is `{version, image_sha256,
+ * device_type?|device_ids?}` (the image bytes travel beside it and are checked against
+ * `image_sha256`) and each configuration file is `{path, sha256}` (its TOML text travels beside it as
+ * `content` and is checked against `sha256`), so a changed name or content fails verification.
  *
  * Key rule for `SVC_OTA_SIGNING_KEY`: a value starting `-----BEGIN` (PEM) or a JSON object with
  * `"kty":"OKP"` (JWK) is an Ed25519 private key and signs with Ed25519 (`ed25519:<base64>`); any other
@@ -20,6 +22,11 @@ export interface BundleFirmware {
   device_ids?: string[] | undefined;
 }
 
+export interface BundleConfigFile {
+  path: string;
+  sha256: string;
+}
+
 export interface CanonicalBundle {
   version: string;
   program: string | null;
@@ -27,6 +34,7 @@ export interface CanonicalBundle {
   assignments: { robot_name: string; hardware: string }[];
   certifications: string[];
   firmware?: BundleFirmware[];
+  config_files?: BundleConfigFile[];
 }
 
 export function canonicalJson(value: unknown): string {
@@ -53,6 +61,7 @@ export function canonicalBundle(body: {
   assignments?: { robot_name: string; hardware: string }[] | undefined;
   certifications?: string[] | undefined;
   firmware?: (BundleFirmware & { image_base64?: string })[] | undefined;
+  config_files?: (BundleConfigFile & { content?: string })[] | undefined;
 }): CanonicalBundle {
   const bundle: CanonicalBundle = {
     version: body.version,
@@ -68,6 +77,9 @@ export function canonicalBundle(body: {
       ...(f.device_type !== undefined ? { device_type: f.device_type } : {}),
       ...(f.device_ids !== undefined ? { device_ids: [...f.device_ids] } : {}),
     }));
+  }
+  if (body.config_files && body.config_files.length > 0) {
+    bundle.config_files = body.config_files.map((f) => ({ path: f.path, sha256: f.sha256 }));
   }
   return bundle;
 }

@@ -61,6 +61,12 @@ function required(body: OtaBody): Body {
   return body as Body;
 }
 
+/** The body's configuration files with the digest the bundle signs (undefined when there are none). */
+function configFilesOf(body: OtaBody): { path: string; sha256: string; content: string }[] | undefined {
+  const files = body.config_files ?? [];
+  return files.length > 0 ? files.map((f) => ({ path: f.path, sha256: sha256Hex(f.content), content: f.content })) : undefined;
+}
+
 /**
  * OTA rollouts as the control center runs them (docs/operations.md § Rollouts): plans with their
  * certification gate, and executions batch by batch with readiness gates, halting and rollback,
@@ -138,6 +144,13 @@ export class OtaService {
     return body.firmware !== undefined && (body.assignments ?? []).length === 0;
   }
 
+  /** Configuration files travel to deploy agents only: a local firmware rollout has no project to write them into. */
+  private checkConfigFiles(body: Body): void {
+    if ((body.config_files ?? []).length > 0 && this.isLocalFirmware(body)) {
+      throw badRequest('config_files go to deploy agents; a firmware rollout to this agent\'s devices takes none (add assignments)');
+    }
+  }
+
   private selection(body: Body): NonNullable<OtaBody['firmware']> {
     const fw = body.firmware!;
     if (!fw.device_type && !(fw.device_ids && fw.device_ids.length > 0)) throw badRequest('firmware needs device_type or device_ids to choose the devices');
@@ -164,7 +177,8 @@ export class OtaService {
     const firmware = body.firmware && image
       ? [{ version: body.firmware.version, image_sha256: sha256Hex(image), ...(body.firmware.device_type ? { device_type: body.firmware.device_type } : {}), ...(body.firmware.device_ids ? { device_ids: body.firmware.device_ids } : {}) }]
       : undefined;
-    const canonical = canonicalBundle({ version: plan.version, program: plan.source, program_hash: plan.program_hash, assignments: plan.assignments, certifications: plan.certifications, firmware });
+    const configFiles = configFilesOf(body);
+    const canonical = canonicalBundle({ version: plan.version, program: plan.source, program_hash: plan.program_hash, assignments: plan.assignments, certifications: plan.certifications, firmware, config_files: configFiles });
     const key = this.deps.settings.ota.signingKey;
     let sig: { artifact_signature: string | null; artifact_public_key: string | null } = { artifact_signature: null, artifact_public_key: null };
     if (key) {
@@ -177,6 +191,7 @@ export class OtaService {
     return {
       ...canonical,
       ...(canonical.firmware ? { firmware: canonical.firmware.map((f) => ({ ...f, image_base64: Buffer.from(image!).toString('base64') })) } : {}),
+      ...(canonical.config_files ? { config_files: configFiles } : {}),
       program_label: plan.program,
       certification_proof: this.proofSummary(plan),
       ...sig,
@@ -244,13 +259,15 @@ export class OtaService {
     const strategy = normalizeStrategy(body.strategy);
     const plan = this.buildPlan(body);
     this.firmwareImage(body);
+    this.checkConfigFiles(body);
     const targets = this.planTargets(body, plan);
     const sched = schedule(targets.length, strategy, { canaryPercent: body.canary_percent, phases: body.phases, promote: body.canary_promote });
     const version = body.firmware && this.isLocalFirmware(body) ? body.firmware.version : body.version;
     const rollout = this.rolloutShell(strategy, body, this.stepsFor(targets, sched, version, true), sched);
     this.emit(plan, 'OtaRolloutStarted', { artifact: body.version, targets: targets.length, strategy, dry_run: rollout.dry_run });
     this.emitCompleted(plan, rollout);
-    return { version: API_VERSION, rollout, require_certify: this.requireCertify(body), certification_proof: this.proofSummary(plan), program: plan.program, program_hash: plan.program_hash };
+    const configFiles = configFilesOf(body)?.map((f) => ({ path: f.path, sha256: f.sha256 }));
+    return { version: API_VERSION, rollout, require_certify: this.requireCertify(body), certification_proof: this.proofSummary(plan), program: plan.program, program_hash: plan.program_hash, ...(configFiles ? { config_files: configFiles } : {}) };
   }
 
   /** `POST /v1/ota/execute`. */
@@ -264,6 +281,7 @@ export class OtaService {
     const strategy = normalizeStrategy(body.strategy);
     const plan = this.buildPlan(body);
     const image = this.firmwareImage(body);
+    this.checkConfigFiles(body);
     const targets = this.targetsOf(body, plan, image);
     const sched = schedule(targets.length, strategy, { canaryPercent: body.canary_percent, phases: body.phases, promote: body.canary_promote });
     const version = body.firmware && this.isLocalFirmware(body) ? body.firmware.version : body.version;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { parse as parseToml } from 'smol-toml';
 import type { RolloutBody } from '../../api/domains/ota.js';
 import { API_VERSION } from '../../api/versions.js';
 import { badRequest, conflict } from '../core/errors.js';
@@ -11,10 +12,12 @@ import { flashFirmware, previousImage } from '../devices/firmware-flash.js';
 import type { AlertService } from '../observability/alerts.js';
 import type { ProgramService } from '../programs/program-service.js';
 import type { ProjectContext } from '../project/project-context.js';
+import { resolveProjectConfig } from '../project/resolve-config.js';
 import type { OtaSettings } from '../settings/settings.js';
 import { writeFileDurably } from '../state/durable-file.js';
 import { JsonStore } from '../state/json-store.js';
 import { canonicalBundle, verifyBundle } from './bundle.js';
+import { configHash, deviceConfigChanges, loadBackup, mergeInstalled, pruneBackups, readCurrent, saveBackup, writeFiles, type InstalledConfigFile } from './config-files.js';
 import { switchServedProgram, targetStateFile } from './served-program.js';
 import { firmwareDevices, unknownDevices } from './targets.js';
 
@@ -23,7 +26,8 @@ import { firmwareDevices, unknownDevices } from './targets.js';
  * a rollout bundle another control center sends (`POST /v1/rollout`), goes back to the previous one
  * (`POST /v1/rollback`), and reports its status and readiness. The program source of each version is
  * written atomically to `<state dir>/ota/programs/<version>.sd` and becomes the served program; the
- * record of current and previous installs is `<state dir>/ota/target-state.json`.
+ * record of current and previous installs is `<state dir>/ota/target-state.json`. Configuration files
+ * of a bundle are written into the project root, with what they replaced kept (`config-files.ts`).
  */
 export interface Install {
   version: string;
@@ -31,6 +35,10 @@ export interface Install {
   program_hash: string | null;
   /** Devices flashed by this install, with the version each runs. */
   firmware: { device_id: string; version: string }[];
+  /** Configuration files OTA installs have delivered and that are in effect with this install (absent in older records). */
+  config_files?: InstalledConfigFile[];
+  /** The backup of what the files this install changed held before (`config-files.ts`), or null. */
+  config_backup?: string | null;
   signature_verified: boolean;
   installed_at_ms: number;
 }
@@ -119,6 +127,7 @@ export class TargetService {
       if (sha256(bytes) !== f.image_sha256) throw badRequest(`rollout refused: firmware ${f.version} image does not match its image_sha256`);
       return { item: f, bytes: new Uint8Array(bytes) };
     });
+    const configFiles = this.checkConfigFiles(body);
     const missing = images.flatMap(({ item }) => unknownDevices(this.deps.devices, item));
     if (missing.length > 0) {
       return { ok: false, target: body.target, version: body.version, previous_version: this.store.data.current?.version ?? null, error: `firmware for unknown device '${missing[0]}'` };
@@ -141,6 +150,22 @@ export class TargetService {
           flashed.push({ device_id: dev.id, version: item.version });
         }
       }
+      // Configuration next, program last: the new program is analysed (readiness, the gate a control
+      // center measures after the update) against the configuration it was built for, so it must never
+      // be served against the old one; and a configuration that does not resolve is undone here, while
+      // the old program still runs (docs/operations.md § Rollouts, "Configuration in a bundle").
+      let configBackup: string | null = null;
+      if (configFiles.length > 0) {
+        const applied = await this.applyConfig(body.version, configFiles);
+        if ('error' in applied) {
+          await this.reflashPrevious(flashed);
+          const error = `configuration: ${applied.error}`;
+          this.record('rollout', body.version, false, error);
+          return { ok: false, target: body.target, version: body.version, previous_version: previousVersion, error };
+        }
+        configBackup = applied.backup;
+      }
+      const installedConfig = mergeInstalled(this.store.data.current?.config_files ?? [], configFiles.map((f) => ({ path: f.path, sha256: f.sha256 })));
       let programFile: string | null = this.store.data.current?.program_file ?? this.startProgram;
       let programHash: string | null = this.store.data.current?.program_hash ?? null;
       if (program !== null) {
@@ -150,7 +175,16 @@ export class TargetService {
         await writeFileDurably(programFile, program);
         programHash = sha256(program);
       }
-      const install: Install = { version: body.version, program_file: programFile, program_hash: programHash, firmware: flashed, signature_verified: verified, installed_at_ms: Date.now() };
+      const install: Install = {
+        version: body.version,
+        program_file: programFile,
+        program_hash: programHash,
+        firmware: flashed,
+        config_files: installedConfig,
+        config_backup: configBackup,
+        signature_verified: verified,
+        installed_at_ms: Date.now(),
+      };
       this.store.change((s) => {
         s.target = body.target;
         s.previous = s.current;
@@ -158,6 +192,7 @@ export class TargetService {
       });
       this.record('rollout', body.version, true);
       await this.store.commit();
+      this.pruneConfigBackups();
       switchServedProgram(this.deps.project, this.deps.programs, programFile);
       return {
         ok: true,
@@ -167,10 +202,106 @@ export class TargetService {
         program_hash: programHash,
         signature_verified: verified,
         firmware: flashed,
+        config_files: installedConfig,
+        config_hash: configHash(installedConfig),
       };
     } finally {
       this.busy = false;
     }
+  }
+
+  /**
+   * The bundle's configuration files, checked before anything is installed: a project to write them
+   * into, each content matching its signed digest, each one TOML.
+   */
+  private checkConfigFiles(body: RolloutBody): { path: string; sha256: string; content: string }[] {
+    const files = body.config_files ?? [];
+    if (files.length === 0) return [];
+    if (!this.deps.project.configPath) throw badRequest('rollout refused: this agent has no --config project to write configuration into');
+    for (const f of files) {
+      if (sha256(f.content) !== f.sha256) throw badRequest(`rollout refused: configuration file ${f.path} does not match its sha256`);
+      try {
+        parseToml(f.content);
+      } catch (err) {
+        throw badRequest(`rollout refused: configuration file ${f.path} is not valid TOML: ${(err as Error).message.split('\n')[0]}`);
+      }
+    }
+    return files;
+  }
+
+  private projectDir(): string {
+    return path.dirname(this.deps.project.configPath!);
+  }
+
+  /**
+   * Resolves the project configuration from disk again and makes it the live one (for the program
+   * analyses too), with changed configured device values put on the device pool; the error text when
+   * it does not resolve.
+   */
+  private reloadConfig(): string | null {
+    try {
+      const config = resolveProjectConfig(this.deps.project.configPath!);
+      const changes = deviceConfigChanges(this.deps.project.config, config);
+      this.deps.project.config = config;
+      this.deps.programs.workspace.config = config;
+      for (const c of changes) if (this.deps.devices.get(c.id)) this.deps.devices.update(c.id, c.changes);
+      return null;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  /**
+   * Keeps what `files` replace (durably, first), writes them, and resolves the configuration again.
+   * When it does not resolve, the kept content goes back and the live configuration stays the old one.
+   */
+  private async applyConfig(version: string, files: { path: string; content: string }[]): Promise<{ backup: string } | { error: string }> {
+    const stateDir = this.deps.settings.stateDir;
+    const root = this.projectDir();
+    const backup = `${version}-${Date.now()}`;
+    const before = readCurrent(root, files.map((f) => f.path));
+    await saveBackup(stateDir, backup, before);
+    let error: string | null;
+    try {
+      await writeFiles(root, files);
+      error = this.reloadConfig();
+      if (error === null) await this.deps.devices.flush();
+    } catch (err) {
+      error = `write failed: ${(err as Error).message}`;
+    }
+    if (error === null) return { backup };
+    await writeFiles(root, before);
+    this.reloadConfig();
+    pruneBackups(stateDir, [this.store.data.current?.config_backup, this.store.data.previous?.config_backup]);
+    return { error: `the project configuration does not resolve with the bundle's files (previous files restored): ${error}` };
+  }
+
+  private pruneConfigBackups(): void {
+    const s = this.store.data;
+    pruneBackups(this.deps.settings.stateDir, [s.current?.config_backup, s.previous?.config_backup]);
+  }
+
+  /**
+   * Rollback of the current install's configuration: the files it changed get back what they held
+   * before it (a file it created is deleted). What they hold now is kept as the backup of the install
+   * that becomes current, so rolling back once more returns to it.
+   */
+  private async restoreConfig(current: Install, becomesCurrent: boolean): Promise<{ backup: string | null; error: string | null }> {
+    if (!current.config_backup) return { backup: null, error: null };
+    const stateDir = this.deps.settings.stateDir;
+    const before = loadBackup(stateDir, current.config_backup);
+    if (!before) return { backup: null, error: `the configuration kept before ${current.version} is missing` };
+    if (!this.deps.project.configPath) return { backup: null, error: 'this agent has no --config project' };
+    const root = this.projectDir();
+    let backup: string | null = null;
+    if (becomesCurrent) {
+      backup = `rollback-${Date.now()}`;
+      await saveBackup(stateDir, backup, readCurrent(root, before.map((f) => f.path)));
+    }
+    await writeFiles(root, before);
+    const error = this.reloadConfig();
+    await this.deps.devices.flush();
+    return { backup, error: error ? `the restored configuration does not resolve: ${error}` : null };
   }
 
   private async reflashPrevious(devices: { device_id: string }[]): Promise<{ device_id: string; ok: boolean; detail: string }[]> {
@@ -204,16 +335,23 @@ export class TargetService {
       const current = s.current;
       const previous = s.previous;
       const firmware = await this.reflashPrevious(current.firmware);
+      const config = await this.restoreConfig(current, previous !== null);
       const programFile = previous?.program_file && fs.existsSync(previous.program_file) ? previous.program_file : this.startProgram;
       this.store.change((x) => {
-        x.current = previous;
+        // The install that becomes current names what THIS rollback changed (null: nothing), so a
+        // further rollback undoes exactly that.
+        x.current = previous ? { ...previous, config_backup: config.backup } : null;
         x.previous = current;
       });
-      const ok = firmware.every((f) => f.ok);
-      this.record('rollback', previous?.version ?? '(before the first rollout)', ok, ok ? undefined : 'a device kept the newer firmware');
+      const firmwareOk = firmware.every((f) => f.ok);
+      const ok = firmwareOk && config.error === null;
+      const error = [firmwareOk ? null : 'a device could not be re-flashed', config.error].filter(Boolean).join('; ');
+      this.record('rollback', previous?.version ?? '(before the first rollout)', ok, ok ? undefined : error);
       await this.store.commit();
+      this.pruneConfigBackups();
       switchServedProgram(this.deps.project, this.deps.programs, programFile);
-      return { ok, target: s.target, version: previous?.version ?? null, previous_version: current.version, firmware, ...(ok ? {} : { error: 'a device could not be re-flashed' }) };
+      const configFiles = previous?.config_files ?? [];
+      return { ok, target: s.target, version: previous?.version ?? null, previous_version: current.version, firmware, config_files: configFiles, config_hash: configHash(configFiles), ...(ok ? {} : { error }) };
     } finally {
       this.busy = false;
     }
@@ -248,6 +386,8 @@ export class TargetService {
       packages: this.deps.project.config?.packages ?? [],
       signature_verified: s.current?.signature_verified ?? false,
       boot_state: 'normal',
+      // Additive: the configuration files OTA installs delivered (config-files.ts#configHash).
+      config_hash: configHash(s.current?.config_files),
     };
   }
 

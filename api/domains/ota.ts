@@ -21,6 +21,24 @@ const firmwareSchema = z.object({
 });
 
 /**
+ * A project configuration file sent with a rollout (additive; docs/operations.md § Rollouts,
+ * "Configuration in a bundle"): TOML text for the receiving agent's project root. The name is a plain
+ * file name (`svc.toml` or `svc.<part>.toml`), never a directory or `..`, so a bundle can only replace
+ * manifest and fragment files beside the agent's `--config`.
+ */
+export const CONFIG_FILE_NAME = /^svc(\.[A-Za-z0-9_-]+)?\.toml$/;
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+export const CONFIG_FILES_MAX = 32;
+const configFilePath = z.string().max(128).regex(CONFIG_FILE_NAME, "expected a plain file name 'svc.toml' or 'svc.<name>.toml' (no directories)");
+const configFileContent = z.string().max(CONFIG_FILE_MAX_BYTES, 'a configuration file is at most 1 MiB');
+const configFilesOf = <T extends z.ZodRawShape>(item: z.ZodObject<T>) =>
+  z
+    .array(item)
+    .max(CONFIG_FILES_MAX, `at most ${CONFIG_FILES_MAX} configuration files`)
+    .refine((files) => new Set(files.map((f) => (f as { path: string }).path)).size === files.length, 'a configuration file is named twice');
+const configFileSchema = z.object({ path: configFilePath, content: configFileContent });
+
+/**
  * `strategy` and `version` are required, but checked by the service so that a missing one reads as
  * the reference's decoder text, ``missing field `strategy` `` (docs/operations.md § Rollouts).
  */
@@ -44,6 +62,8 @@ export const otaBodySchema = z.lazy(() =>
     /** Canary: go on with the remaining targets once the canary batch passes (default true). */
     canary_promote: z.boolean().optional(),
     firmware: firmwareSchema.optional(),
+    /** Configuration files for the deploy agents' project roots, signed inside the bundle. */
+    config_files: configFilesOf(configFileSchema).optional(),
   }),
 );
 export type OtaBody = z.infer<typeof otaBodySchema>;
@@ -70,6 +90,10 @@ export const rolloutBodySchema = z.lazy(() =>
       )
       .max(16)
       .optional(),
+    /** `sha256` is the signed digest of `content` (the bundle signs `{path, sha256}`). */
+    config_files: configFilesOf(
+      configFileSchema.extend({ sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected a SHA-256 hex digest') }),
+    ).optional(),
     artifact_signature: z.string().max(4096).nullable().optional(),
     artifact_public_key: z.string().max(8192).nullable().optional(),
     packages: z.array(z.unknown()).max(1000).optional(),
@@ -122,7 +146,7 @@ export const executeOta = defineSpec<OtaBody>({
 export const receiveRollout = defineSpec<RolloutBody>({
   id: 'receiveRollout',
   group: 'ota',
-  summary: 'Deploy target: install a signed rollout bundle (program source, firmware images), keeping the previous version',
+  summary: 'Deploy target: install a signed rollout bundle (program source, firmware images, configuration files), keeping the previous version',
   method: 'POST',
   path: '/v1/rollout',
   access: DEPLOY,
@@ -133,7 +157,7 @@ export const receiveRollout = defineSpec<RolloutBody>({
 export const rollbackRollout = defineSpec<z.infer<typeof rollbackBodySchema>>({
   id: 'rollbackRollout',
   group: 'ota',
-  summary: 'Deploy target: return to the previous program and firmware images',
+  summary: 'Deploy target: return to the previous program, firmware images and configuration files',
   method: 'POST',
   path: '/v1/rollback',
   access: DEPLOY,
