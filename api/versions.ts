@@ -5,6 +5,6 @@ export const SUPPORTED_API_VERSIONS = ['v1'] as const;
 export const VERSION_POLICY =
   'Breaking changes ship under a new /v2/ path prefix. Send X-Svc-Api-Version: v1 or omit the header.';
 /** Semver of `proto/svc/v1/control_center.proto`; the authoritative gRPC protocol version. */
-export const PROTO_SEMVER = '1.0.18';
+export const PROTO_SEMVER = '1.0.19';
 export const PROTO_PACKAGE = 'svc.v1';
 export const PROTO_FILE = 'proto/svc/v1/control_center.proto';

@@ -30,7 +30,7 @@ describe('meta endpoints', () => {
     });
     expect(body.grpc).toMatchObject({
       package: 'svc.v1',
-      proto_semver: '1.0.18',
+      proto_semver: '1.0.19',
       proto_file: 'proto/svc/v1/control_center.proto',
       api_version_header: 'x-svc-api-version',
       supported_api_versions: ['v1'],

@@ -205,53 +205,6 @@ const REFERENCE_RPCS: Ref[] = [
   ['PushTwinSnapshot', 'EntityBodyRequest', 'POST /v1/twins/{id}/snapshots'],
 ];
 
-/**
- * TODO(issue 16): routes of the governance, compliance, analytics, twins and smart-spaces domains
- * that are being added in parallel. While a route is missing its RPC is reported (printed) and
- * skipped; as soon as the route is in the contract, its RPC is checked like every other one (so a
- * route that lands without its RPC fails). Remove this list once they have all landed.
- */
-const PENDING_ROUTES = new Set<string>([
-  'GET /v1/analytics/mission-risk',
-  'GET /v1/analytics/mission-twin',
-  'GET /v1/analytics/human-teaming',
-  'GET /v1/compliance/evidence',
-  'GET /v1/governance',
-  'GET /v1/compliance',
-  'GET /v1/certifications',
-  'GET /v1/risk',
-  'GET /v1/smart-spaces/summary',
-  'GET /v1/facilities',
-  'GET /v1/energy/systems',
-  'GET /v1/emergency/status',
-  'GET /v1/twins',
-  'GET /v1/twins/usage',
-  'POST /v1/compliance/check',
-  'POST /v1/governance/validate',
-  'POST /v1/twins/import-replay',
-  'GET /v1/analytics/readiness',
-  'GET /v1/analytics/what-if',
-  'GET /v1/analytics/readiness-forecast',
-  'GET /v1/analytics/trust-graph',
-  'GET /v1/analytics/certification-pack',
-  'GET /v1/analytics/time-travel',
-  'GET /v1/analytics/governance',
-  'GET /v1/compliance/export',
-  'GET /v1/smart-spaces/devices',
-  'GET /v1/smart-spaces/gateways',
-  'POST /v1/twins/sync',
-  'GET /v1/facilities/{id}/readiness',
-  'GET /v1/zones/{id}/occupancy',
-  'GET /v1/facilities/{id}/health',
-  'GET /v1/facilities/{id}/security',
-  'GET /v1/facilities/{id}/floor-map',
-  'GET /v1/zones/{id}/environment',
-  'GET /v1/energy/systems/{id}',
-  'GET /v1/twins/{id}',
-  'GET /v1/twins/{id}/history',
-  'POST /v1/twins/{id}/snapshots',
-]);
-
 /** `GET /v1/twins/{id}` and `GET /v1/twins/{twin_id}` are the same route. */
 const routeKey = (method: string, path: string) => `${method} ${path.replace(/\{[^}]+\}/g, '{}')}`;
 const byRoute = new Map<string, OperationSpec>(SPECS.map((s) => [routeKey(s.method, s.path), s]));
@@ -281,9 +234,6 @@ describe('reference gRPC names in the contract', () => {
       EntityIdRequest: 16,
       EntityBodyRequest: 3,
     });
-    // Every pending route is the route of a listed RPC (no stale entries).
-    const routes = new Set(REFERENCE_RPCS.map((r) => r[2] && routeKey(...(r[2].split(' ') as [string, string]))));
-    for (const p of PENDING_ROUTES) expect(routes.has(routeKey(...(p.split(' ') as [string, string]))), p).toBe(true);
   });
 
   it('Health is built into the service', () => {
@@ -293,19 +243,9 @@ describe('reference gRPC names in the contract', () => {
   const routed = REFERENCE_RPCS.filter((r): r is [string, string, string] => r[2] !== null);
   it.each(routed)('%s (%s) is served on %s', (rpc, request, route) => {
     const spec = specOf(route);
-    if (!spec) {
-      expect(PENDING_ROUTES.has(route), `${route} (RPC ${rpc}) is missing from the contract and not pending`).toBe(true);
-      return;
-    }
-    const binding = rpcBindings(spec).find((b) => b.rpc!.name === rpc);
-    expect(binding, `${route} exists (${spec.id}) but does not serve RPC ${rpc}`).toBeDefined();
+    expect(spec, `${route} (RPC ${rpc}) is missing from the contract`).toBeDefined();
+    const binding = rpcBindings(spec!).find((b) => b.rpc!.name === rpc);
+    expect(binding, `${route} exists (${spec!.id}) but does not serve RPC ${rpc}`).toBeDefined();
     expect(binding!.rpc!.request).toBe(request);
-  });
-
-  it('lists the RPCs still waiting for their route', () => {
-    const waiting = routed.filter(([, , route]) => !specOf(route)).map(([rpc, , route]) => `${rpc} → ${route}`);
-    // Printed so the lead sees what is left; empty once issue 16 has landed.
-    if (waiting.length > 0) console.info(`RPCs whose route is not in the contract yet (${waiting.length}):\n  ${waiting.join('\n  ')}`);
-    for (const w of waiting) expect(PENDING_ROUTES.has(w.split(' → ')[1]!)).toBe(true);
   });
 });

@@ -66,10 +66,10 @@ describe('gRPC listener', () => {
     expect(instance.grpc_bind).toMatch(/^127\.0\.0\.1:\d+$/);
     const rpcLines = fs.readFileSync(PROTO_PATH, 'utf8').split('\n').filter((l) => /^\s*rpc \w+\(/.test(l)).length;
     const version = (await a.json('/v1/version')).body;
-    expect(version.grpc).toMatchObject({ proto_semver: '1.0.18', rpc_count: rpcLines, reflection_enabled: true, package: 'svc.v1' });
-    expect((await a.json('/v1/health')).body.grpc).toEqual({ proto_semver: '1.0.18', rpc_count: rpcLines });
+    expect(version.grpc).toMatchObject({ proto_semver: '1.0.19', rpc_count: rpcLines, reflection_enabled: true, package: 'svc.v1' });
+    expect((await a.json('/v1/health')).body.grpc).toEqual({ proto_semver: '1.0.19', rpc_count: rpcLines });
     const health = await g.client.Health({});
-    expect(health.status).toBe(`ok;1.0.18;rpcs=${rpcLines}`);
+    expect(health.status).toBe(`ok;1.0.19;rpcs=${rpcLines}`);
   });
 
   it('an agent without --grpc-bind opens no gRPC listener', async () => {

@@ -44,7 +44,7 @@ describe('request pipeline (docs/architecture.md)', () => {
       const { status, body } = await a.json(path, { method });
       expect(status).toBe(200);
       expect(body).toMatchObject({ ok: true, version: 'v1', service: 'svc-control-center' });
-      expect(body.grpc.proto_semver).toBe('1.0.18');
+      expect(body.grpc.proto_semver).toBe('1.0.19');
     }
   });
 
