@@ -64,6 +64,11 @@ function matcher() {
  */
 const NO_LABELS: Record<string, string> = {};
 
+interface RequestCounters {
+  route: string;
+  byStatus: Map<number, { name: CounterName; key: string; labels: Record<string, string> }>;
+}
+
 export class MetricsService {
   private readonly tallies = new Map<CounterName, Map<string, { labels: Record<string, string>; value: number }>>();
   private live: PromMetrics | null = null;
@@ -80,29 +85,45 @@ export class MetricsService {
   }
 
   /**
-   * Every served request passes here, so the common case allocates nothing: the route label is cached
-   * per method and path (bounded: a flood of unknown paths only clears the cache), and the tally is
-   * found by a string key; the label object is built once per new key.
+   * Every served request passes here, so the common case allocates nothing: the route label, the
+   * counter key and its labels are built once per method, path and status (bounded: a flood of
+   * unknown paths only clears that cache).
    */
   private onTrace(t: TraceRecord): void {
-    const route = this.route(t.method, t.path);
-    const status = String(t.status);
-    if (t.method === 'GRPC') this.countKeyed('svc_grpc_calls_total', `${route} ${status}`, () => ({ method: route, status }));
-    else this.countKeyed('svc_http_requests_total', `${t.method} ${route} ${status}`, () => ({ method: t.method, route, status }));
-    this.live?.observe(t, route);
+    const seen = this.request(t.method, t.path);
+    let counter = seen.byStatus.get(t.status);
+    if (counter === undefined) {
+      const status = String(t.status);
+      const route = seen.route;
+      counter =
+        t.method === 'GRPC'
+          ? { name: 'svc_grpc_calls_total', key: `${route} ${status}`, labels: { method: route, status } }
+          : { name: 'svc_http_requests_total', key: `${t.method} ${route} ${status}`, labels: { method: t.method, route, status } };
+      seen.byStatus.set(t.status, counter);
+    }
+    this.countKeyed(counter.name, counter.key, counter.labels);
+    this.live?.observe(t, seen.route);
   }
 
-  private readonly routes = new Map<string, string>();
+  /** Per method and path: its route label and, per status, the counter's key and labels (built once). */
+  private readonly requests = new Map<string, Map<string, RequestCounters>>();
+  private requestCount = 0;
 
-  private route(method: string, path: string): string {
-    const key = `${method} ${path}`;
-    let route = this.routes.get(key);
-    if (route === undefined) {
-      route = routeLabel(method, path);
-      if (this.routes.size >= 1024) this.routes.clear();
-      this.routes.set(key, route);
+  private request(method: string, path: string): RequestCounters {
+    let byPath = this.requests.get(method);
+    if (byPath === undefined) this.requests.set(method, (byPath = new Map()));
+    let seen = byPath.get(path);
+    if (seen === undefined) {
+      // Bounded: a flood of unknown paths only empties this cache (their route label is `other`).
+      if (++this.requestCount > 2048) {
+        this.requests.clear();
+        this.requestCount = 1;
+        this.requests.set(method, (byPath = new Map()));
+      }
+      seen = { route: routeLabel(method, path), byStatus: new Map() };
+      byPath.set(path, seen);
     }
-    return route;
+    return seen;
   }
 
   private readonly labelKeys = new WeakMap<Record<string, string>, string>();
@@ -111,19 +132,19 @@ export class MetricsService {
   count(name: CounterName, labels: Record<string, string> = NO_LABELS, n = 1): void {
     let key = this.labelKeys.get(labels);
     if (key === undefined) this.labelKeys.set(labels, (key = JSON.stringify(labels)));
-    this.countKeyed(name, key, () => labels, n);
+    this.countKeyed(name, key, labels, n);
   }
 
-  private countKeyed(name: CounterName, key: string, labels: () => Record<string, string>, n = 1): void {
+  private countKeyed(name: CounterName, key: string, labels: Record<string, string>, n = 1): void {
     if (this.live) {
-      this.live.inc(name, labels(), n);
+      this.live.inc(name, labels, n);
       return;
     }
     let byLabels = this.tallies.get(name);
     if (!byLabels) this.tallies.set(name, (byLabels = new Map()));
     const entry = byLabels.get(key);
     if (entry) entry.value += n;
-    else byLabels.set(key, { labels: labels(), value: n });
+    else byLabels.set(key, { labels, value: n });
   }
 
   wsOpened(): void {
