@@ -25,7 +25,7 @@ import type { RecoveryService } from '../recovery/recovery-service.js';
 import type { SreService } from '../sre/sre-service.js';
 import type { ProjectContext } from '../project/project-context.js';
 import { projectRelative } from '../project/project-context.js';
-import { loadProgram } from '../programs/program-files.js';
+import { NO_PROGRAM_MESSAGE, servedProgram } from '../programs/program-files.js';
 import { RECOVERY_KNOWLEDGE_FILE } from '../programs/program-engine.js';
 import {
   certificationPack,
@@ -43,7 +43,7 @@ import {
 import { governanceCheck, graphFormat, humanTeaming, renderGraph, trustGraph } from './program-graphs.js';
 import { loadTraceFile, parseAt, parseInspect, resolveTrace, timeTravel } from './time-travel.js';
 
-export const NO_PROGRAM_MESSAGE = 'no program loaded; use control-center serve --program <file.sd>';
+export { NO_PROGRAM_MESSAGE };
 const DAY_MS = 86_400_000;
 /** Failure records older than this do not count toward what-if priors. */
 export const PRIOR_WINDOW_MS = 30 * DAY_MS;
@@ -85,16 +85,10 @@ export class AnalyticsService {
 
   /** The server's `--program`, parsed now; the errors of docs/analytics.md § Errors. */
   private input(): AnalyticsInput {
-    const file = this.deps.project.programPath;
-    if (!file) throw badRequest(NO_PROGRAM_MESSAGE);
-    try {
-      fs.statSync(file);
-    } catch (err) {
-      throw badRequest(`read ${projectRelative(this.deps.project, file)} failed: ${(err as Error).message}`);
-    }
+    const { program, file, label } = servedProgram(this.deps.project);
     return {
-      program: loadProgram(file),
-      label: path.basename(file),
+      program,
+      label,
       file,
       config: this.deps.project.config,
       projectRoot: this.deps.project.projectRoot,
@@ -102,6 +96,7 @@ export class AnalyticsService {
       knowledgePath: path.join(this.deps.stateDir, RECOVERY_KNOWLEDGE_FILE),
     };
   }
+
 
   private head(input: AnalyticsInput) {
     return { version: API_VERSION, program: input.label };

@@ -3,7 +3,6 @@
  * the loaded configuration and the entity registry; policy assignments, certification records and
  * the compliance evidence log are persisted in the state directory. Loaded on the first request.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { API_VERSION } from '../../api/versions.js';
 import type { AccountabilityBody, PolicyAssignBody } from '../../api/domains/governance.js';
@@ -15,8 +14,7 @@ import type { EntityDeclaration } from '../entities/declaration.js';
 import type { EntityService } from '../entities/entity-service.js';
 import { entityTypeJson } from '../entities/kinds.js';
 import type { ProjectContext } from '../project/project-context.js';
-import { projectRelative } from '../project/project-context.js';
-import { loadProgram } from '../programs/program-files.js';
+import { NO_PROGRAM_MESSAGE, servedProgram } from '../programs/program-files.js';
 import type { GovernanceSettings } from '../settings/settings.js';
 import { JsonlLog, readJsonl } from '../state/jsonl-log.js';
 import {
@@ -34,7 +32,7 @@ import { entityGovernance, isGoverned, parseAutonomy, parseCertification, parseM
 import type { CertificationRecord, GovernanceStores, PolicyAssignment, PolicyAuditEntry } from './governance-store.js';
 import { loadSigningKey, publicPem, signEd25519, verifyEd25519, type SigningKey } from './signing.js';
 
-export const NO_PROGRAM_MESSAGE = 'no program loaded; use control-center serve --program <file.sd>';
+export { NO_PROGRAM_MESSAGE };
 export const NO_CONFIG_MESSAGE = 'No configuration loaded';
 export const EVIDENCE_FILE = 'evidence-append.jsonl';
 
@@ -377,15 +375,7 @@ export class GovernanceService {
     const name = profileName ?? DEFAULT_COMPLIANCE_PROFILE;
     const found = findComplianceProfile(name);
     if (!found) throw badRequest(`Unknown compliance profile '${name}'`);
-    const file = this.deps.project.programPath;
-    if (!file) throw badRequest(NO_PROGRAM_MESSAGE);
-    try {
-      fs.statSync(file);
-    } catch (err) {
-      throw badRequest(`read ${projectRelative(this.deps.project, file)} failed: ${(err as Error).message}`);
-    }
-    const program = loadProgram(file);
-    const label = path.basename(file);
+    const { program, label } = servedProgram(this.deps.project);
     // A template whose publisher signature verifies supplies the description; the rules stay the built-in ones.
     const template = this.catalog().entries.find((e) => e.verified && e.name === found.name);
     const profile = template ? { ...found, description: template.description } : found;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { badRequest, notFound } from '../core/errors.js';
+import { projectRelative, type ProjectContext } from '../project/project-context.js';
 import { resolveInsideProject } from '../project/project-paths.js';
 import { parseProgram, ProgramSyntaxError } from './language/index.js';
 import type { Program } from './language/ast.js';
@@ -118,4 +119,32 @@ export function loadTrace(file: string): TraceFile {
   } catch (err) {
     throw badRequest((err as Error).message);
   }
+}
+
+/** The answer of every program-based route when the server was started without `--program`. */
+export const NO_PROGRAM_MESSAGE = 'no program loaded; use control-center serve --program <file.sd>';
+
+/** The server's program (`--program`), as the read-only program views load it. */
+export interface ServedProgram {
+  program: Program;
+  /** Absolute path of the file. */
+  file: string;
+  /** File name: the label reports and histories use. */
+  label: string;
+}
+
+/**
+ * The served program parsed now (the parse of an unchanged file is cached): 400 without `--program`
+ * (NO_PROGRAM_MESSAGE) and 400 `read <file> failed: …` when the file went away; parse errors are the
+ * parser's 400s. Shared by the scorecard, reports, analytics and compliance exports.
+ */
+export function servedProgram(project: Pick<ProjectContext, 'programPath' | 'projectRoot'>): ServedProgram {
+  const file = project.programPath;
+  if (!file) throw badRequest(NO_PROGRAM_MESSAGE);
+  try {
+    fs.statSync(file);
+  } catch (err) {
+    throw badRequest(`read ${projectRelative(project, file)} failed: ${(err as Error).message}`);
+  }
+  return { program: loadProgram(file), file, label: path.basename(file) };
 }

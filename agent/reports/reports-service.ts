@@ -3,16 +3,13 @@
  * scheduled deliveries. Loaded lazily (agent/core/lazy.ts): the program analyses and pdfkit stay
  * off the agent's start and idle memory until a report is asked for.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { API_VERSION } from '../../api/versions.js';
 import type { ReportScheduleBody } from '../../api/domains/reports.js';
 import { ApiError, badRequest } from '../core/errors.js';
-import { loadProgram } from '../programs/program-files.js';
+import { servedProgram, type ServedProgram } from '../programs/program-files.js';
 import { RECOVERY_KNOWLEDGE_FILE } from '../programs/program-engine.js';
-import type { Program } from '../programs/language/ast.js';
 import type { ProjectContext } from '../project/project-context.js';
-import { projectRelative } from '../project/project-context.js';
 import type { DeviceRegistry } from '../devices/device-registry.js';
 import type { OutboundHttp } from '../outbound/outbound-http.js';
 import type { JsonStore } from '../state/json-store.js';
@@ -22,7 +19,7 @@ import { digitalThread, type DigitalThread, type ThreadInputs } from './digital-
 import { reportCsv, reportFormat, reportMarkdown, type ExecutiveReport } from './report-export.js';
 import { MAX_SCHEDULES, scheduleIntervalMs, type ReportSchedule, type SchedulesFile } from './schedule-store.js';
 
-export const NO_PROGRAM_MESSAGE = 'no program loaded; use control-center serve --program <file.sd>';
+export { NO_PROGRAM_MESSAGE } from '../programs/program-files.js';
 export const DELIVERY_TYPE = 'svc.report.delivery';
 
 export interface ReportsDeps {
@@ -35,11 +32,7 @@ export interface ReportsDeps {
   now?: () => number;
 }
 
-interface LoadedProgram {
-  program: Program;
-  file: string;
-  label: string;
-}
+type LoadedProgram = ServedProgram;
 
 export class ReportsService {
   private readonly now: () => number;
@@ -50,15 +43,9 @@ export class ReportsService {
 
   /** The server's `--program`, parsed now (nothing is cached across requests but the parse of an unchanged file). */
   private program(): LoadedProgram {
-    const file = this.deps.project.programPath;
-    if (!file) throw badRequest(NO_PROGRAM_MESSAGE);
-    try {
-      fs.statSync(file);
-    } catch (err) {
-      throw badRequest(`read ${projectRelative(this.deps.project, file)} failed: ${(err as Error).message}`);
-    }
-    return { program: loadProgram(file), file, label: path.basename(file) };
+    return servedProgram(this.deps.project);
   }
+
 
   private scorecardOf(p: LoadedProgram): Scorecard {
     const project = this.deps.project;

@@ -12,7 +12,7 @@ import { ApiError, badRequest, notFound, tenantMismatch } from '../core/errors.j
 import type { ProjectContext } from '../project/project-context.js';
 import { projectRelative } from '../project/project-context.js';
 import { resolveInsideProject } from '../project/project-paths.js';
-import { loadProgram, loadTrace, refuseStateDir } from '../programs/program-files.js';
+import { loadProgram, loadTrace, NO_PROGRAM_MESSAGE as NO_PROGRAM, refuseStateDir } from '../programs/program-files.js';
 import type { TraceFile } from '../programs/runtime/trace-file.js';
 import type { SreService } from '../sre/sre-service.js';
 import type { JsonStore } from '../state/json-store.js';
@@ -21,7 +21,7 @@ import { RECOVERY_KNOWLEDGE_FILE } from '../programs/program-engine.js';
 import { replaySummary } from './replay-summary.js';
 import { TWIN_HISTORY_MAX, type TwinFile, type TwinSnapshot } from './twin-store.js';
 
-export const NO_PROGRAM = 'no program loaded; use control-center serve --program <file.sd>';
+export { NO_PROGRAM };
 
 export interface TwinDeps {
   store: JsonStore<TwinFile>;
