@@ -108,10 +108,10 @@ export class SvcClient extends GeneratedOperations {
     // anonymous; a mutation without one gets the agent's 401, mapped to PermissionError).
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     Object.assign(headers, args.headers ?? {});
-    let body: BodyInit | undefined;
+    let body: RequestInit['body'] | undefined;
     if (args.body !== undefined && method !== 'GET' && method !== 'HEAD') {
       if (typeof args.body === 'string' || args.body instanceof Uint8Array || args.body instanceof ArrayBuffer) {
-        body = args.body as BodyInit;
+        body = args.body as RequestInit['body'];
       } else {
         body = JSON.stringify(args.body);
         headers['content-type'] ??= 'application/json';
