@@ -47,3 +47,20 @@ describe('clients/typescript/src/generated/operations.ts', () => {
     fs.rmSync(out, { recursive: true, force: true });
   });
 });
+
+/**
+ * Compile-time checks of the generated signatures (the root `npm run typecheck` compiles this file):
+ * path parameters are required strings and bodies are typed from the contract's zod schemas.
+ */
+export function typedSurface(c: SvcClient): void {
+  void c.getDevice('imu-1');
+  void c.patchDevice('imu-1', { lifecycle_state: 'degraded' });
+  void c.testAlert({ message: 'hi' });
+  void c.testAlert();
+  // @ts-expect-error a path parameter is required
+  void c.getDevice();
+  // @ts-expect-error a lifecycle state outside the contract's vocabulary
+  void c.patchDevice('imu-1', { lifecycle_state: 'sleeping' });
+  // @ts-expect-error the body of testAlert has no such field type
+  void c.testAlert({ message: 42 });
+}
