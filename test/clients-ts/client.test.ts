@@ -128,6 +128,20 @@ describe('SvcClient without an agent', () => {
     expect(c.apiKey).toBe('secret');
     const d = SvcClient.fromEnv({});
     expect([d.baseUrl, d.apiKey]).toEqual(['http://127.0.0.1:8080', undefined]);
+    // Without an argument it reads process.env (Node); browsers pass their own object.
+    const saved = { url: process.env.SVC_CONTROL_CENTER_URL, key: process.env.SVC_API_KEY };
+    try {
+      process.env.SVC_CONTROL_CENTER_URL = 'http://10.1.2.3:8080';
+      process.env.SVC_API_KEY = 'from-process-env';
+      const e = SvcClient.fromEnv();
+      expect([e.baseUrl, e.apiKey]).toEqual(['http://10.1.2.3:8080', 'from-process-env']);
+    } finally {
+      if (saved.url === undefined) delete process.env.SVC_CONTROL_CENTER_URL;
+      else process.env.SVC_CONTROL_CENTER_URL = saved.url;
+      if (saved.key === undefined) delete process.env.SVC_API_KEY;
+      else process.env.SVC_API_KEY = saved.key;
+    }
+    expect(() => new SvcClient({ baseUrl: '' })).toThrow(/baseUrl/);
   });
 
   it('sends the key as Bearer on mutations and reads, X-Svc-Api-Version: v1, and JSON bodies; a relay base URL prefixes paths', async () => {
