@@ -149,7 +149,12 @@ describe('SvcClient without an agent', () => {
     const c = new SvcClient({ baseUrl: 'http://relay.test/agents/robot-7', apiKey: 'KEY', fetch: r.fetch, headers: { 'x-extra': '1' } });
     await c.getDevice('dev 1', { include: 'state' });
     await c.testAlert({ message: 'hi' });
+    await c.listEntities({ health: 'degraded', tag: undefined });
+    await c.request('GET', '/v1/entities', { query: { health: ['degraded', 'offline'], n: 3 } });
     expect(r.calls[0]!.url).toBe('http://relay.test/agents/robot-7/v1/devices/dev%201?include=state');
+    expect(r.calls[2]!.url).toBe('http://relay.test/agents/robot-7/v1/entities?health=degraded');
+    expect(r.calls[3]!.url).toBe('http://relay.test/agents/robot-7/v1/entities?health=degraded%2Coffline&n=3');
+    r.calls.splice(2);
     expect(r.calls[1]!.url).toBe('http://relay.test/agents/robot-7/v1/alerts/test');
     for (const call of r.calls) {
       const h = call.init.headers as Record<string, string>;

@@ -181,11 +181,9 @@ function encodeQuery(query: Record<string, unknown> | undefined): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined || value === null) continue;
-    const values = Array.isArray(value) ? value : [value];
-    for (const v of values) {
-      const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
-      parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(s)}`);
-    }
+    // The agent reads one value per query name; a list travels comma-separated (`health=degraded,offline`).
+    const s = Array.isArray(value) ? value.map(String).join(',') : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(s)}`);
   }
   return parts.join('&');
 }
