@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
+import { waitForExit } from '../helpers/spawn-agent.js';
+import { enroll, fleetAgent, Procs, relayKey, startAgentProc, startRelayProc, until } from '../relay-e2e/e2e-helpers.js';
 
 /**
  * The Python client (clients/python) against a live agent serving the demo project: the suite's
@@ -31,6 +33,14 @@ beforeAll(async () => {
 afterAll(async () => a?.close());
 
 /** Runs python3 asynchronously (the agent answers from this process's event loop). */
+const LIVE_ENV = (base: string, admin: string, operator: string, viewer: string) => ({
+  SVC_TEST_BASE_URL: base,
+  SVC_TEST_ADMIN_KEY: admin,
+  SVC_TEST_OPERATOR_KEY: operator,
+  SVC_TEST_VIEWER_KEY: viewer,
+  SVC_TEST_REQUIRE_LIVE: '1',
+});
+
 function python(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     execFile(
@@ -55,6 +65,13 @@ const LIVE_TESTS = [
   'test_live_unsupported_api_version',
 ];
 
+function expectAllOk(r: { code: number | null; output: string }, names: string[]): void {
+  expect(r.code, r.output).toBe(0);
+  expect(r.output).toMatch(/\nOK\b/);
+  expect(r.output, r.output).not.toMatch(/skipped|FAIL|ERROR/);
+  for (const name of names) expect(r.output, name).toMatch(new RegExp(`${name} \\(.*\\) \\.\\.\\. ok`));
+}
+
 describe('Python client against a live agent', () => {
   it('python3 is 3.9 or newer', async () => {
     const r = await python(['-c', 'import sys; print(sys.version_info >= (3, 9))'], {});
@@ -62,19 +79,8 @@ describe('Python client against a live agent', () => {
   });
 
   it('python3 -m unittest passes every test, the live ones included', async () => {
-    const r = await python(['-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-v'], {
-      SVC_TEST_BASE_URL: a.baseUrl,
-      SVC_TEST_ADMIN_KEY: KEYS.admin,
-      SVC_TEST_OPERATOR_KEY: KEYS.operator,
-      SVC_TEST_VIEWER_KEY: KEYS.guest,
-      SVC_TEST_REQUIRE_LIVE: '1',
-    });
-    expect(r.code, r.output).toBe(0);
-    expect(r.output).toMatch(/\nOK\b/);
-    expect(r.output, r.output).not.toMatch(/skipped|FAIL|ERROR/);
-    for (const name of [...LIVE_TESTS, 'test_connection_refused_is_a_connection_error', 'test_every_operation_of_the_contract_has_a_method', 'test_errors_are_mapped_from_status_and_code', 'test_local', 'test_from_env']) {
-      expect(r.output, name).toMatch(new RegExp(`${name} \\(.*\\) \\.\\.\\. ok`));
-    }
+    const r = await python(['-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-v'], LIVE_ENV(a.baseUrl, KEYS.admin, KEYS.operator, KEYS.guest));
+    expectAllOk(r, [...LIVE_TESTS, 'test_connection_refused_is_a_connection_error', 'test_every_operation_of_the_contract_has_a_method', 'test_errors_are_mapped_from_status_and_code', 'test_local', 'test_from_env']);
   }, 180_000);
 
   it('the client reads the demo devices and raises a test alert the agent records', async () => {
@@ -94,4 +100,37 @@ describe('Python client against a live agent', () => {
     const alerts = await a.json('/v1/alerts');
     expect(JSON.stringify(alerts.body)).toContain('python-was-here');
   }, 60_000);
+});
+
+describe('Python client through the relay (svc relay serve + svc serve --relay processes)', () => {
+  const procs = new Procs();
+  afterAll(async () => procs.cleanup());
+
+  it('the live tests pass with base URL http://RELAY/agents/{id}; an agent gone offline is a connection error (503 agent_offline)', async () => {
+    const relay = await startRelayProc(procs);
+    const token = await enroll(relay, 'acme', 'robot-py');
+    const [admin, operator, guest] = [await relayKey(relay, 'administrator', 'acme'), await relayKey(relay, 'operator', 'acme'), await relayKey(relay, 'guest', 'acme')];
+    const agent = await startAgentProc(procs, relay.mqttUrl, token, 'acme');
+    await until('online', async () => (await fleetAgent(relay, operator.token, 'robot-py'))?.online);
+    const base = `${relay.baseUrl}/agents/robot-py`;
+    const r = await python(['-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-v'], LIVE_ENV(base, admin.token, operator.token, guest.token));
+    expectAllOk(r, LIVE_TESTS);
+
+    agent.child.kill('SIGKILL');
+    await waitForExit(agent.child);
+    await until('offline at the relay', async () => {
+      const a = await fleetAgent(relay, operator.token, 'robot-py');
+      return a && !a.online;
+    }, 45_000, 50);
+    const script = [
+      "import sys; sys.path.insert(0, 'clients/python')",
+      'from svc_client import Client, SvcConnectionError',
+      'try:',
+      "    Client.via_relay(sys.argv[1], 'robot-py', api_key=sys.argv[2]).get_health()",
+      'except SvcConnectionError as e:',
+      "    print('connection-error', e.status, e.code)",
+    ].join('\n');
+    const offline = await python(['-c', script, relay.baseUrl, operator.token], {});
+    expect(offline.output.trim(), offline.output).toBe('connection-error 503 agent_offline');
+  }, 120_000);
 });
