@@ -108,12 +108,13 @@ describe('Python client through the relay (svc relay serve + svc serve --relay p
 
   it('the live tests pass with base URL http://RELAY/agents/{id}; an agent gone offline is a connection error (503 agent_offline)', async () => {
     const relay = await startRelayProc(procs);
-    const token = await enroll(relay, 'acme', 'robot-py');
-    const [admin, operator, guest] = [await relayKey(relay, 'administrator', 'acme'), await relayKey(relay, 'operator', 'acme'), await relayKey(relay, 'guest', 'acme')];
-    const agent = await startAgentProc(procs, relay.mqttUrl, token, 'acme');
+    const token = await enroll(relay, 'default', 'robot-py');
+    const [admin, operator, viewer] = [await relayKey(relay, 'administrator', 'default'), await relayKey(relay, 'operator', 'default'), await relayKey(relay, 'auditor', 'default')];
+    const agent = await startAgentProc(procs, relay.mqttUrl, token, 'default');
     await until('online', async () => (await fleetAgent(relay, operator.token, 'robot-py'))?.online);
+    // Tenant `default`: the relay's tenant of anonymous callers, so the anonymous calls of the suite reach the agent too.
     const base = `${relay.baseUrl}/agents/robot-py`;
-    const r = await python(['-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-v'], LIVE_ENV(base, admin.token, operator.token, guest.token));
+    const r = await python(['-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-v'], LIVE_ENV(base, admin.token, operator.token, viewer.token));
     expectAllOk(r, LIVE_TESTS);
 
     agent.child.kill('SIGKILL');
