@@ -31,6 +31,16 @@ describe('Python client: generated surface', () => {
     }
   });
 
+  it('the package is Python 3.9 syntax (ast feature_version) and its version is the repository\'s', async () => {
+    const files = fs.readdirSync(PKG).filter((f) => f.endsWith('.py')).map((f) => path.join(PKG, f));
+    files.push(path.join(REPO, 'clients/python/tests/test_client.py'));
+    const check = 'import ast, sys\nfor f in sys.argv[1:]:\n    ast.parse(open(f, encoding="utf-8").read(), f, feature_version=(3, 9))\nprint("ok", len(sys.argv) - 1)';
+    const { stdout } = await run('python3', ['-c', check, ...files], { cwd: REPO });
+    expect(stdout.trim()).toBe(`ok ${files.length}`);
+    const version = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).version;
+    expect(fs.readFileSync(path.join(PKG, '_operations.py'), 'utf8')).toContain(`__version__ = "${version}"`);
+  });
+
   it('has one method per operation of the contract, with its method, path and access', () => {
     const dump = JSON.parse(fs.readFileSync(path.join(PKG, '_operations.json'), 'utf8'));
     expect(dump.count).toBe(SPECS.length);

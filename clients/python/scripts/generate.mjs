@@ -12,6 +12,7 @@ const root = path.resolve(here, '../../..');
 const outDir = path.resolve(process.argv[2] ?? path.join(root, 'clients/python/svc_client'));
 const api = await import(pathToFileURL(path.join(root, 'dist/api/index.js')).href);
 const { SPECS, accessOf, accessLabel, pathParams, isMutation, API_VERSION } = api;
+const PACKAGE_VERSION = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).version;
 
 const PY_KEYWORDS = new Set(
   ('False None True and as assert async await break class continue def del elif else except finally for from global if ' +
@@ -116,6 +117,9 @@ out('"""The operations of the svc control center API, one method per operation o
 out();
 out('from typing import Any, Dict, NamedTuple, Optional, Tuple');
 out();
+out(`__version__ = ${pyStr(PACKAGE_VERSION)}`);
+out('"""The svc-control-center release this surface was generated from (also the package version)."""');
+out();
 out(`API_VERSION = ${pyStr(API_VERSION)}`);
 out();
 out();
@@ -206,10 +210,10 @@ for (const o of ops) {
   out(`        return self._invoke(${pyStr(o.spec.id)}, ${args}, ${o.hasBody ? 'body' : 'None'}, ${dict(o.body)}, ${o.hasQuery ? 'query' : 'None'}, ${dict(o.query)}, timeout)`);
 }
 out();
-out(`__all__ = ["API_VERSION", "OPERATIONS", "METHOD_NAMES", "Operation", "GeneratedOperations", "UNSET"]`);
+out(`__all__ = ["__version__", "API_VERSION", "OPERATIONS", "METHOD_NAMES", "Operation", "GeneratedOperations", "UNSET"]`);
 
 fs.mkdirSync(outDir, { recursive: true });
 fs.writeFileSync(path.join(outDir, '_operations.py'), lines.join('\n') + '\n');
 const table = ops.map((o) => ({ id: o.spec.id, python: o.name, method: o.spec.method, path: o.spec.path, access: o.access }));
-fs.writeFileSync(path.join(outDir, '_operations.json'), JSON.stringify({ generated_from: 'api/index.ts#SPECS', count: table.length, operations: table }, null, 1) + '\n');
+fs.writeFileSync(path.join(outDir, '_operations.json'), JSON.stringify({ generated_from: 'api/index.ts#SPECS', version: PACKAGE_VERSION, count: table.length, operations: table }, null, 1) + '\n');
 console.log(`wrote ${ops.length} operations to ${path.relative(process.cwd(), outDir) || '.'}`);

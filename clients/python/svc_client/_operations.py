@@ -4,6 +4,9 @@
 
 from typing import Any, Dict, NamedTuple, Optional, Tuple
 
+__version__ = "0.7.0"
+"""The svc-control-center release this surface was generated from (also the package version)."""
+
 API_VERSION = "v1"
 
 
@@ -5362,4 +5365,4 @@ class GeneratedOperations:
         """
         return self._invoke("listSmartSpacesGateways", (), None, {}, query, {"facility_id": facility_id}, timeout)
 
-__all__ = ["API_VERSION", "OPERATIONS", "METHOD_NAMES", "Operation", "GeneratedOperations", "UNSET"]
+__all__ = ["__version__", "API_VERSION", "OPERATIONS", "METHOD_NAMES", "Operation", "GeneratedOperations", "UNSET"]

@@ -11,10 +11,8 @@ import urllib.parse
 import urllib.request
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from ._operations import API_VERSION, OPERATIONS, UNSET, GeneratedOperations, Operation
+from ._operations import API_VERSION, OPERATIONS, UNSET, GeneratedOperations, Operation, __version__
 from .errors import SvcConnectionError, SvcError, error_from_response
-
-__version__ = "0.7.0"
 
 LOCAL_URL = "http://127.0.0.1:8080"
 ENV_URL = "SVC_CONTROL_CENTER_URL"
@@ -118,7 +116,12 @@ class Client(GeneratedOperations):
             pairs = [(k, _query_value(v)) for k, v in query.items() if v is not None and v is not UNSET]
             if pairs:
                 url += ("&" if "?" in url else "?") + urllib.parse.urlencode(pairs)
-        headers = {"Accept": "application/json", "X-Svc-Api-Version": API_VERSION, **self.headers}
+        headers = {
+            "Accept": "application/json",
+            "User-Agent": f"svc-client-python/{__version__}",
+            "X-Svc-Api-Version": API_VERSION,
+            **self.headers,
+        }
         data: Optional[bytes] = None
         if body is not None:
             data = json.dumps(body, separators=(",", ":")).encode("utf-8")
@@ -145,10 +148,16 @@ class Client(GeneratedOperations):
 
     @staticmethod
     def _parse(content_type: Optional[str], raw: bytes) -> Any:
-        text = raw.decode("utf-8", errors="replace")
-        if not text:
+        """JSON → the decoded value; text (text/*, Markdown, CSV, Mermaid…) → str; anything else
+        (a PDF export…) → bytes; an empty body → None."""
+        if not raw:
             return None
-        if content_type is None or "json" in content_type or text[:1] in "{[":
+        kind = (content_type or "").split(";")[0].strip().lower()
+        textual = kind == "" or "json" in kind or kind.startswith("text/") or kind.endswith("+xml") or kind in ("application/xml", "application/javascript")
+        if not textual:
+            return raw
+        text = raw.decode("utf-8", errors="replace")
+        if kind == "" or "json" in kind:
             try:
                 return json.loads(text)
             except ValueError:

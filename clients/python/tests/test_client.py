@@ -59,10 +59,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.server.requests.append(
             {"method": self.command, "path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": raw}
         )
-        status, body = self.server.answers.get(self.path.split("?")[0], (200, {"ok": True}))
-        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        status, body, content_type = self.server.answers.get(self.path.split("?")[0], (200, {"ok": True}, None))
+        if isinstance(body, bytes):
+            data = body
+        else:
+            data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json" if not isinstance(body, str) else "text/plain")
+        self.send_header("Content-Type", content_type or ("application/json" if not isinstance(body, str) else "text/plain"))
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -89,8 +92,8 @@ class FakeAgentTest(unittest.TestCase):
         self.server.requests.clear()
         self.server.answers.clear()
 
-    def answer(self, path, status, body):
-        self.server.answers[path] = (status, body)
+    def answer(self, path, status, body, content_type=None):
+        self.server.answers[path] = (status, body, content_type)
 
     def test_read_sends_version_header_and_no_authorization_without_key(self):
         self.answer("/v1/health", 200, {"ok": True, "status": "ok"})
@@ -99,7 +102,15 @@ class FakeAgentTest(unittest.TestCase):
         self.assertEqual(req["method"], "GET")
         self.assertEqual(req["path"], "/v1/health")
         self.assertEqual(req["headers"]["x-svc-api-version"], "v1")
+        self.assertEqual(req["headers"]["user-agent"], f"svc-client-python/{svc_client.__version__}")
         self.assertNotIn("authorization", req["headers"])
+
+    def test_text_and_binary_answers(self):
+        self.answer("/v1/health", 200, "graph TD; a-->b", "text/markdown; charset=utf-8")
+        self.assertEqual(Client(self.url).get_health(), "graph TD; a-->b")
+        pdf = b"%PDF-1.7\n\xe2\xe3\xcf\xd3"
+        self.answer("/v1/health", 200, pdf, "application/pdf")
+        self.assertEqual(Client(self.url).get_health(), pdf)
 
     def test_key_is_sent_as_bearer_on_reads_and_mutations(self):
         c = Client(self.url, api_key="k" * 64)
