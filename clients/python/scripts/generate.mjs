@@ -92,8 +92,16 @@ for (const spec of SPECS) {
     f
       ? Object.entries(f.props).map(([wire, s]) => ({ wire, py: pyIdent(wire, taken), type: typeLabel(s), required: f.required.has(wire), description: s.description }))
       : [];
-  const query = mk(queryFields);
-  const body = mk(bodyFields);
+  // A field named in both the body and the query keeps its plain name where a call of this method
+  // usually carries it (the query of a GET, the body otherwise); the other one gets a trailing `_`.
+  let query, body;
+  if (spec.method === 'GET') {
+    query = mk(queryFields);
+    body = mk(bodyFields);
+  } else {
+    body = mk(bodyFields);
+    query = mk(queryFields);
+  }
   ops.push({
     spec,
     name,

@@ -4023,11 +4023,11 @@ class GeneratedOperations:
         self,
         body: Optional[Dict[str, Any]] = None,
         *,
-        strict_: Any = UNSET,
-        entity_id_: Any = UNSET,
-        query: Optional[Dict[str, Any]] = None,
         strict: Any = UNSET,
         entity_id: Any = UNSET,
+        query: Optional[Dict[str, Any]] = None,
+        strict_: Any = UNSET,
+        entity_id_: Any = UNSET,
         timeout: Optional[float] = None,
     ) -> Any:
         """Check the governed entities against the project's [governance] deployment_profile (read-only)
@@ -4035,14 +4035,14 @@ class GeneratedOperations:
         `POST /v1/deployment/verify` · access: action:Operate · mutation · id: verifyDeployment
 
         Body (keyword arguments, or a `body` dict they are merged into):
-            strict_ (`strict`): boolean
-            entity_id_ (`entity_id`): string
+            strict: boolean
+            entity_id: string
 
         Query (keyword arguments, or a `query` dict they are merged into):
-            strict: "0" | "1" | "true" | "false"
-            entity_id: string
+            strict_ (`strict`): "0" | "1" | "true" | "false"
+            entity_id_ (`entity_id`): string
         """
-        return self._invoke("verifyDeployment", (), body, {"strict": strict_, "entity_id": entity_id_}, query, {"strict": strict, "entity_id": entity_id}, timeout)
+        return self._invoke("verifyDeployment", (), body, {"strict": strict, "entity_id": entity_id}, query, {"strict": strict_, "entity_id": entity_id_}, timeout)
 
     def list_secrets(
         self,
@@ -4090,11 +4090,11 @@ class GeneratedOperations:
         self,
         body: Optional[Dict[str, Any]] = None,
         *,
-        strict_: Any = UNSET,
-        entity_id_: Any = UNSET,
-        query: Optional[Dict[str, Any]] = None,
         strict: Any = UNSET,
         entity_id: Any = UNSET,
+        query: Optional[Dict[str, Any]] = None,
+        strict_: Any = UNSET,
+        entity_id_: Any = UNSET,
         timeout: Optional[float] = None,
     ) -> Any:
         """Validate the [governance] section and every governed entity (read-only; strict also fails on warnings)
@@ -4102,14 +4102,14 @@ class GeneratedOperations:
         `POST /v1/governance/validate` · access: action:Operate · mutation · id: validateGovernance
 
         Body (keyword arguments, or a `body` dict they are merged into):
-            strict_ (`strict`): boolean
-            entity_id_ (`entity_id`): string
+            strict: boolean
+            entity_id: string
 
         Query (keyword arguments, or a `query` dict they are merged into):
-            strict: string
-            entity_id: string
+            strict_ (`strict`): string
+            entity_id_ (`entity_id`): string
         """
-        return self._invoke("validateGovernance", (), body, {"strict": strict_, "entity_id": entity_id_}, query, {"strict": strict, "entity_id": entity_id}, timeout)
+        return self._invoke("validateGovernance", (), body, {"strict": strict, "entity_id": entity_id}, query, {"strict": strict_, "entity_id": entity_id_}, timeout)
 
     def get_compliance(
         self,
@@ -4126,11 +4126,11 @@ class GeneratedOperations:
         self,
         body: Optional[Dict[str, Any]] = None,
         *,
-        strict_: Any = UNSET,
-        entity_id_: Any = UNSET,
-        query: Optional[Dict[str, Any]] = None,
         strict: Any = UNSET,
         entity_id: Any = UNSET,
+        query: Optional[Dict[str, Any]] = None,
+        strict_: Any = UNSET,
+        entity_id_: Any = UNSET,
         timeout: Optional[float] = None,
     ) -> Any:
         """Compliance check of the governed entities, or of one (read-only)
@@ -4138,14 +4138,14 @@ class GeneratedOperations:
         `POST /v1/compliance/check` · access: action:Operate · mutation · id: checkCompliance
 
         Body (keyword arguments, or a `body` dict they are merged into):
-            strict_ (`strict`): boolean
-            entity_id_ (`entity_id`): string
+            strict: boolean
+            entity_id: string
 
         Query (keyword arguments, or a `query` dict they are merged into):
-            strict: string
-            entity_id: string
+            strict_ (`strict`): string
+            entity_id_ (`entity_id`): string
         """
-        return self._invoke("checkCompliance", (), body, {"strict": strict_, "entity_id": entity_id_}, query, {"strict": strict, "entity_id": entity_id}, timeout)
+        return self._invoke("checkCompliance", (), body, {"strict": strict, "entity_id": entity_id}, query, {"strict": strict_, "entity_id": entity_id_}, timeout)
 
     def list_certifications(
         self,
@@ -4349,9 +4349,9 @@ class GeneratedOperations:
         self,
         body: Optional[Dict[str, Any]] = None,
         *,
-        profile_: Any = UNSET,
-        query: Optional[Dict[str, Any]] = None,
         profile: Any = UNSET,
+        query: Optional[Dict[str, Any]] = None,
+        profile_: Any = UNSET,
         timeout: Optional[float] = None,
     ) -> Any:
         """Accreditation export (profile from the body, else the query); appends an evidence record
@@ -4359,12 +4359,12 @@ class GeneratedOperations:
         `POST /v1/compliance/export` · access: action:Deploy · mutation · id: postComplianceExport
 
         Body (keyword arguments, or a `body` dict they are merged into):
-            profile_ (`profile`): string
+            profile: string
 
         Query (keyword arguments, or a `query` dict they are merged into):
-            profile: string
+            profile_ (`profile`): string
         """
-        return self._invoke("postComplianceExport", (), body, {"profile": profile_}, query, {"profile": profile}, timeout)
+        return self._invoke("postComplianceExport", (), body, {"profile": profile}, query, {"profile": profile_}, timeout)
 
     def list_compliance_evidence(
         self,
