@@ -63,6 +63,7 @@ const LIVE_TESTS = [
   'test_live_bad_body_is_a_validation_error',
   'test_live_unknown_id_is_not_found',
   'test_live_unsupported_api_version',
+  'test_live_query_parameters',
 ];
 
 function expectAllOk(r: { code: number | null; output: string }, names: string[]): void {

@@ -352,6 +352,14 @@ class LiveAgentTest(unittest.TestCase):
             Client(LIVE_URL, api_key=self.admin).get_device("no-such-device-from-python")
         self.assertEqual((ctx.exception.status, ctx.exception.code), (404, "not_found"))
 
+    def test_live_query_parameters(self):
+        c = Client(LIVE_URL)
+        catalogue = c.list_deployment_profiles()
+        self.assertGreater(len(catalogue["profiles"]), 1)
+        one = c.list_deployment_profiles(name="Search & Rescue")
+        self.assertIn("profile", one)
+        self.assertEqual(one, c.list_deployment_profiles(query={"name": "Search & Rescue"}))
+
     def test_live_unsupported_api_version(self):
         c = Client(LIVE_URL, headers={"X-Svc-Api-Version": "v9"})
         with self.assertRaises(ValidationError) as ctx:
