@@ -103,6 +103,33 @@ describe('Python client against a live agent', () => {
   }, 60_000);
 });
 
+describe('Python client against an agent that requires a principal on sensitive reads', () => {
+  let strict: RunningAgent;
+  afterAll(async () => strict?.close());
+
+  it('sends the key on reads: anonymous list_devices is an AuthenticationError, with the guest key it answers', async () => {
+    const stateDir = tempDir('svc-clients-py-strict-');
+    const keys = path.join(stateDir, 'keys.json');
+    fs.writeFileSync(keys, JSON.stringify([{ key_id: 'viewer', token: KEYS.guest, role: 'guest' }]));
+    strict = await startAgent({ stateDir, env: { SVC_API_KEYS_FILE: keys, SVC_API_REQUIRE_AUTH_READS: '1' } });
+    const script = [
+      "import sys; sys.path.insert(0, 'clients/python')",
+      'from svc_client import AuthenticationError, Client',
+      'url, key = sys.argv[1], sys.argv[2]',
+      "print('health', Client(url).get_health()['ok'])",
+      'try:',
+      '    Client(url).list_devices()',
+      "    print('anonymous answered')",
+      'except AuthenticationError as e:',
+      "    print('anonymous', e.status, e.code)",
+      "print('keyed', type(Client(url, api_key=key).list_devices()).__name__)",
+    ].join('\n');
+    const r = await python(['-c', script, strict.baseUrl, KEYS.guest], {});
+    expect(r.code, r.output).toBe(0);
+    expect(r.output.trim().split('\n')).toEqual(['health True', 'anonymous 401 unauthorized', 'keyed dict']);
+  }, 60_000);
+});
+
 describe('Python client through the relay (svc relay serve + svc serve --relay processes)', () => {
   const procs = new Procs();
   afterAll(async () => procs.cleanup());
