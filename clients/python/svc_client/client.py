@@ -3,6 +3,7 @@
 The methods (one per operation of the contract) come from the generated ``_operations.py``.
 """
 
+import http.client
 import json
 import os
 import socket
@@ -140,7 +141,7 @@ class Client(GeneratedOperations):
             raw = err.read() if err.fp is not None else b""
             decoded = self._parse(err.headers.get("Content-Type") if err.headers else None, raw)
             raise error_from_response(err.code, decoded, operation) from None
-        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError, OSError) as err:
+        except (urllib.error.URLError, socket.timeout, OSError, http.client.HTTPException) as err:
             if isinstance(err, SvcError):
                 raise
             reason = getattr(err, "reason", err)
