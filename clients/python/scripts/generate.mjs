@@ -132,7 +132,7 @@ out(`API_VERSION = ${pyStr(API_VERSION)}`);
 out();
 out();
 out('class Operation(NamedTuple):');
-out('    """One operation of the contract: its id, HTTP method, path template and access rule."""');
+out('    """One operation of the contract: its id, HTTP method, path template, access rule and group (domain)."""');
 out();
 out('    id: str');
 out('    method: str');
@@ -143,6 +143,7 @@ out('    path_params: Tuple[str, ...]');
 out('    body_fields: Tuple[str, ...]');
 out('    query_fields: Tuple[str, ...]');
 out('    summary: str');
+out('    group: str');
 out();
 out();
 out('class _Unset:');
@@ -158,7 +159,7 @@ const tuple = (xs) => (xs.length === 0 ? '()' : `(${xs.map(pyStr).join(', ')}${x
 for (const o of ops) {
   out(
     `    ${pyStr(o.spec.id)}: Operation(${pyStr(o.spec.id)}, ${pyStr(o.spec.method)}, ${pyStr(o.spec.path)}, ${pyStr(o.access)}, ${o.mutation ? 'True' : 'False'}, ` +
-      `${tuple(o.params.map((p) => p.wire))}, ${tuple(o.body.map((f) => f.wire))}, ${tuple(o.query.map((f) => f.wire))}, ${pyStr(o.spec.summary)}),`,
+      `${tuple(o.params.map((p) => p.wire))}, ${tuple(o.body.map((f) => f.wire))}, ${tuple(o.query.map((f) => f.wire))}, ${pyStr(o.spec.summary)}, ${pyStr(o.spec.group)}),`,
   );
 }
 out('}');

@@ -21,9 +21,13 @@ ENV_KEY = "SVC_API_KEY"
 
 
 def _query_value(value: Any) -> str:
+    """One query value: booleans as true/false, a list comma-separated (the agent reads one value per
+    name: ``health=degraded,offline``), a dict as JSON."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (dict, list)):
+    if isinstance(value, (list, tuple, set)):
+        return ",".join(_query_value(v) for v in value)
+    if isinstance(value, dict):
         return json.dumps(value, separators=(",", ":"))
     return str(value)
 
@@ -145,7 +149,7 @@ class Client(GeneratedOperations):
             if isinstance(err, SvcError):
                 raise
             reason = getattr(err, "reason", err)
-            raise SvcConnectionError(0, None, f"cannot reach {self.base_url}: {reason}", None, operation) from err
+            raise SvcConnectionError(0, "connection_failed", f"cannot reach {self.base_url}: {reason}", None, operation) from err
 
     @staticmethod
     def _parse(content_type: Optional[str], raw: bytes) -> Any:

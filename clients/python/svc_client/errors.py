@@ -30,11 +30,12 @@ ERROR_CODES = (
 
 
 class SvcError(Exception):
-    """An error answer of the API (or a failure to get one).
+    """An error answer of the API (or a failure to get one); the base of every error of the client.
 
     Attributes:
-        status: HTTP status (0 when no answer came: connection failure).
-        code: the envelope's machine code (``bad_request``, ``forbidden``…), or None.
+        status: HTTP status (0 when no answer came).
+        code: the envelope's machine code (``bad_request``, ``forbidden``…); without one, the code of
+            the status (``STATUS_CODES``), ``http_<status>``, or ``connection_failed`` without an answer.
         message: the envelope's ``error`` text, or a description of the failure.
         body: the decoded answer (a dict for JSON, text otherwise), or None.
         operation: the contract id of the operation called, when known.
@@ -65,35 +66,41 @@ class SvcError(Exception):
 
 
 class ValidationError(SvcError):
-    """400 ``bad_request`` / ``unsupported_api_version``, 413 ``payload_too_large``: the request was refused as invalid."""
+    """400 ``bad_request`` / ``unsupported_api_version``, 413 ``payload_too_large``, 422: the request was refused as invalid."""
+
+
+class ReadinessError(SvcError):
+    """400/409/422 from a readiness operation (operation id containing ``Readiness``)."""
+
+
+class VerificationError(SvcError):
+    """400/409/422 from a verification operation (id starting with ``verify``, or containing ``Verify`` or ``Assure``)."""
+
+
+class SecurityError(SvcError):
+    """400/409/422 from a trust or secret operation (group ``trust``, paths under ``/v1/trust``, ``/v1/secrets``, ending ``/trust``)."""
 
 
 class SvcPermissionError(SvcError, builtins.PermissionError):
-    """401 ``unauthorized`` (no or invalid credential) or 403 ``forbidden`` (the role lacks the action)."""
+    """401 ``unauthorized``, 403 ``forbidden`` / ``tenant_mismatch``; also a built-in ``PermissionError``."""
 
 
 class AuthenticationError(SvcPermissionError):
     """401 ``unauthorized``: no credential, or one the agent does not accept."""
 
 
-class SecurityError(SvcPermissionError):
-    """A security refusal: 403 ``tenant_mismatch``, or a rejected signature/trust check."""
-
-
-class ReadinessError(SvcError):
-    """A readiness or assurance gate refused the operation (400/409 from a readiness, assure or deploy operation)."""
-
-
-class VerificationError(SvcError):
-    """A verification failed (400/409 from a verify operation, or a failed verification reported by the agent)."""
+class SvcConnectionError(SvcError, builtins.ConnectionError):
+    """No answer (network failure, DNS, refused, timeout: status 0, code ``connection_failed``), or the
+    target is unreachable: 502 ``upstream_error``, 503 ``agent_offline``, 504 ``gateway_timeout``.
+    Also a built-in ``ConnectionError``."""
 
 
 class NotFoundError(SvcError):
-    """404 ``not_found`` (unknown route or resource), or ``not_found`` under another status."""
+    """404 ``not_found``: unknown route or resource."""
 
 
 class ConflictError(SvcError):
-    """409 ``conflict``: the request conflicts with the current state."""
+    """409 ``conflict`` (from an operation that is not a readiness, verification or trust one)."""
 
 
 class RateLimitError(SvcError):
@@ -107,61 +114,84 @@ class RateLimitError(SvcError):
 
 
 class ServerError(SvcError):
-    """5xx ``internal_error`` / ``upstream_error``: the agent failed."""
+    """500 ``internal_error`` and other 5xx answers that are not about reachability."""
 
 
-class SvcConnectionError(SvcError, builtins.ConnectionError):
-    """The agent could not be reached: network failure or timeout (status 0), or the relay's
-    503 ``agent_offline`` / 504 ``gateway_timeout``."""
+STATUS_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    409: "conflict",
+    413: "payload_too_large",
+    429: "rate_limited",
+    500: "internal_error",
+    502: "upstream_error",
+    503: "agent_offline",
+    504: "gateway_timeout",
+}
+"""The code of an answer whose body carries none."""
+
+_CONNECTION_CODES = ("upstream_error", "agent_offline", "gateway_timeout", "connection_failed")
+_READINESS_ID = re.compile(r"Readiness")
+_VERIFICATION_ID = re.compile(r"^verify|Verify|Assure")
+_SECURITY_PATH = re.compile(r"^/v1/(trust|secrets)(/|$)|/trust$")
 
 
-# Operation ids (the contract's camelCase) whose refusals are a readiness or verification verdict.
-_READINESS_OPS = re.compile(r"readiness|assure|ready|deploy|rollout|mission", re.I)
-_VERIFICATION_OPS = re.compile(r"verif", re.I)
-_SECURITY_MESSAGE = re.compile(r"signature|tamper|untrusted|not trusted", re.I)
+def error_class(
+    status: int,
+    code: Optional[str],
+    operation: Optional[str] = None,
+    path: Optional[str] = None,
+    group: Optional[str] = None,
+) -> type:
+    """The class for an answer (status, envelope code) of an operation (id, path template, group).
 
-
-def error_class(status: int, code: Optional[str], operation: Optional[str] = None, message: str = "") -> type:
-    """The class for an error answer: the ``code`` first, then the status."""
-    if status == 0 or code in ("agent_offline", "gateway_timeout") or (status in (503, 504) and code is None):
+    The same rules as the TypeScript client (``clients/typescript/src/errors.ts``); the Python client
+    adds subclasses where those say ``SvcError`` or ``PermissionError`` (``AuthenticationError``,
+    ``NotFoundError``, ``ConflictError``, ``RateLimitError``, ``ServerError``).
+    """
+    if status == 0 or code in _CONNECTION_CODES or status in (502, 503, 504):
         return SvcConnectionError
-    if code == "tenant_mismatch":
-        return SecurityError
-    if code == "unauthorized" or (code is None and status == 401):
-        return AuthenticationError
-    if code == "forbidden" or (code is None and status == 403):
-        return SvcPermissionError
-    if code == "not_found" or (code is None and status == 404):
-        return NotFoundError
-    if code == "rate_limited" or status == 429:
-        return RateLimitError
-    if status in (400, 409, 422) or code in ("bad_request", "conflict", "unsupported_api_version", "payload_too_large"):
-        if _SECURITY_MESSAGE.search(message or ""):
-            return SecurityError
-        if operation and _VERIFICATION_OPS.search(operation):
-            return VerificationError
-        if operation and _READINESS_OPS.search(operation) and code != "unsupported_api_version":
+    if status in (401, 403) or code in ("unauthorized", "forbidden", "tenant_mismatch"):
+        return AuthenticationError if status == 401 or code == "unauthorized" else SvcPermissionError
+    op_id = operation or ""
+    if status in (400, 409, 422):
+        if _READINESS_ID.search(op_id):
             return ReadinessError
-        if code == "conflict" or status == 409:
-            return ConflictError
+        if _VERIFICATION_ID.search(op_id):
+            return VerificationError
+        if group == "trust" or _SECURITY_PATH.search(path or ""):
+            return SecurityError
+    if status in (400, 413, 422) or code in ("bad_request", "payload_too_large"):
         return ValidationError
-    if status == 413:
-        return ValidationError
+    if status == 404:
+        return NotFoundError
+    if status == 409:
+        return ConflictError
+    if status == 429:
+        return RateLimitError
     if status >= 500:
         return ServerError
     return SvcError
 
 
 def error_from_response(status: int, body: Any, operation: Optional[str] = None) -> SvcError:
-    """The error for an answer with a non-2xx ``status`` and its decoded ``body``."""
-    code = body.get("code") if isinstance(body, dict) and isinstance(body.get("code"), str) else None
-    if isinstance(body, dict) and isinstance(body.get("error"), str):
-        message = body["error"]
+    """The error for an answer with a non-2xx ``status`` and its decoded ``body`` (of the operation with that contract id)."""
+    from ._operations import OPERATIONS
+
+    envelope = body if isinstance(body, dict) else {}
+    code = envelope.get("code") if isinstance(envelope.get("code"), str) else STATUS_CODES.get(status, f"http_{status}")
+    if isinstance(envelope.get("error"), str):
+        message = envelope["error"]
+    elif isinstance(envelope.get("message"), str):
+        message = envelope["message"]
     elif isinstance(body, str) and body.strip():
         message = body.strip()[:500]
     else:
         message = f"HTTP {status}"
-    cls = error_class(status, code, operation, message)
+    op = OPERATIONS.get(operation or "")
+    cls = error_class(status, code, operation, op.path if op else None, op.group if op else None)
     return cls(status, code, message, body, operation)
 
 
@@ -172,6 +202,7 @@ ConnectionError = SvcConnectionError
 
 __all__ = [
     "ERROR_CODES",
+    "STATUS_CODES",
     "SvcError",
     "ValidationError",
     "SvcPermissionError",

@@ -161,9 +161,10 @@ class FakeAgentTest(unittest.TestCase):
             (413, "payload_too_large", "testAlert", ValidationError),
             (401, "unauthorized", "testAlert", AuthenticationError),
             (403, "forbidden", "testAlert", SvcPermissionError),
-            (403, "tenant_mismatch", "listDevices", SecurityError),
+            (403, "tenant_mismatch", "listDevices", SvcPermissionError),
             (404, "not_found", "getDevice", NotFoundError),
-            (400, "not_found", "getDevice", NotFoundError),
+            (400, "not_found", "getDevice", ValidationError),
+            (502, "upstream_error", "listDevices", SvcConnectionError),
             (409, "conflict", "patchDevice", ConflictError),
             (429, "rate_limited", "listDevices", RateLimitError),
             (500, "internal_error", "listDevices", ServerError),
@@ -193,10 +194,29 @@ class FakeAgentTest(unittest.TestCase):
                     self.assertEqual(err.retry_after, 7.0)
 
     def test_readiness_verification_and_security_refinements(self):
-        self.assertIs(errors_module.error_class(400, "bad_request", "verifyMission"), VerificationError)
-        ready_op = next((i for i in svc_client.OPERATIONS if "eadiness" in i), "getReadiness")
-        self.assertIs(errors_module.error_class(409, "conflict", ready_op), ReadinessError)
-        self.assertIs(errors_module.error_class(400, "bad_request", "installPlugin", "plugin install rejected: signature check failed"), SecurityError)
+        ec = errors_module.error_class
+        # The same rules as the TypeScript client (clients/typescript/src/errors.ts).
+        self.assertIs(ec(400, "bad_request", "runReadiness"), ReadinessError)
+        self.assertIs(ec(409, "conflict", "evaluateProgramReadiness"), ReadinessError)
+        self.assertIs(ec(422, None, "verifyProgramHardware"), VerificationError)
+        self.assertIs(ec(400, "bad_request", "evaluateProgramAssure"), VerificationError)
+        self.assertIs(ec(400, "bad_request", "x", "/v1/trust/packages"), SecurityError)
+        self.assertIs(ec(409, "conflict", "x", "/v1/secrets"), SecurityError)
+        self.assertIs(ec(400, "bad_request", "x", "/v1/fleet/x", "trust"), SecurityError)
+        self.assertIs(ec(404, "not_found", "runReadiness"), NotFoundError)
+        self.assertIs(ec(403, "forbidden", "runReadiness"), SvcPermissionError)
+        self.assertIs(ec(401, "unauthorized", "runReadiness"), AuthenticationError)
+        # Through a call: the operation's id, path and group decide.
+        for op_id, cls in (("runReadiness", ReadinessError), ("verifyProgramHardware", VerificationError)):
+            if op_id in svc_client.OPERATIONS:
+                err = errors_module.error_from_response(400, {"ok": False, "error": "no", "code": "bad_request"}, op_id)
+                self.assertIs(type(err), cls, op_id)
+        trust = [o for o in svc_client.OPERATIONS.values() if o.group == "trust" or o.path.startswith("/v1/secrets")]
+        for o in trust[:3]:
+            self.assertIsInstance(errors_module.error_from_response(409, {"code": "conflict", "error": "x"}, o.id), (SecurityError, ReadinessError, VerificationError))
+        # Without a code in the body, the status names it.
+        self.assertEqual(errors_module.error_from_response(429, None).code, "rate_limited")
+        self.assertEqual(errors_module.error_from_response(418, "teapot").code, "http_418")
 
     def test_permission_and_connection_errors_are_also_builtin_exceptions(self):
         import builtins
@@ -208,10 +228,21 @@ class FakeAgentTest(unittest.TestCase):
         self.assertNotIn("PermissionError", errors_module.__all__)
 
     def test_non_json_error_body(self):
-        self.answer("/v1/devices", 502, "Bad Gateway")
+        self.answer("/v1/devices", 500, "Internal failure")
         with self.assertRaises(ServerError) as ctx:
             Client(self.url).list_devices()
-        self.assertEqual((ctx.exception.status, ctx.exception.code, ctx.exception.message), (502, None, "Bad Gateway"))
+        self.assertEqual((ctx.exception.status, ctx.exception.code, ctx.exception.message), (500, "internal_error", "Internal failure"))
+        self.answer("/v1/devices", 502, "Bad Gateway")
+        with self.assertRaises(SvcConnectionError) as ctx:
+            Client(self.url).list_devices()
+        self.assertEqual((ctx.exception.status, ctx.exception.code), (502, "upstream_error"))
+
+    def test_list_query_values_are_comma_separated(self):
+        op = next(o for o in svc_client.OPERATIONS.values() if o.method == "GET" and not o.path_params)
+        Client(self.url).call(op.id, query={"health": ["degraded", "offline"], "flag": False})
+        path = self.server.requests[-1]["path"]
+        self.assertIn("health=degraded%2Coffline", path)
+        self.assertIn("flag=false", path)
 
     def test_generic_call_by_id_or_python_name(self):
         c = Client(self.url)
@@ -232,7 +263,7 @@ class ConnectionTest(unittest.TestCase):
         with self.assertRaises(SvcConnectionError) as ctx:
             Client(f"http://127.0.0.1:{port}", timeout=5).get_health()
         self.assertEqual(ctx.exception.status, 0)
-        self.assertIsNone(ctx.exception.code)
+        self.assertEqual(ctx.exception.code, "connection_failed")
         self.assertIsInstance(ctx.exception, ConnectionError)
 
     def test_timeout_is_a_connection_error(self):
