@@ -64,6 +64,7 @@ const LIVE_TESTS = [
   'test_live_unknown_id_is_not_found',
   'test_live_unsupported_api_version',
   'test_live_query_parameters',
+  'test_live_readiness_and_verification_refusals',
 ];
 
 function expectAllOk(r: { code: number | null; output: string }, names: string[]): void {
@@ -80,7 +81,10 @@ describe('Python client against a live agent', () => {
   });
 
   it('python3 -m unittest passes every test, the live ones included', async () => {
-    const r = await python(['-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-v'], LIVE_ENV(a.baseUrl, KEYS.admin, KEYS.operator, KEYS.guest));
+    const r = await python(['-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-v'], {
+      ...LIVE_ENV(a.baseUrl, KEYS.admin, KEYS.operator, KEYS.guest),
+      SVC_TEST_PROGRAM: 'programs/patrol.sd',
+    });
     expectAllOk(r, [...LIVE_TESTS, 'test_connection_refused_is_a_connection_error', 'test_every_operation_of_the_contract_has_a_method', 'test_errors_are_mapped_from_status_and_code', 'test_local', 'test_from_env']);
   }, 180_000);
 

@@ -7,6 +7,7 @@ starts an agent and sets it); otherwise they are skipped, unless SVC_TEST_REQUIR
     SVC_TEST_ADMIN_KEY  an administrator key
     SVC_TEST_OPERATOR_KEY  a key whose role holds Operate
     SVC_TEST_VIEWER_KEY    a key whose role lacks Operate (e.g. guest)
+    SVC_TEST_PROGRAM       optional: a program of the agent's project (programs/patrol.sd of the demo)
 
 Run: python3 -m unittest discover -s clients/python/tests -v
 """
@@ -382,6 +383,18 @@ class LiveAgentTest(unittest.TestCase):
         with self.assertRaises(NotFoundError) as ctx:
             Client(LIVE_URL, api_key=self.admin).get_device("no-such-device-from-python")
         self.assertEqual((ctx.exception.status, ctx.exception.code), (404, "not_found"))
+
+    def test_live_readiness_and_verification_refusals(self):
+        c = Client(LIVE_URL, api_key=self.admin)
+        program = os.environ.get("SVC_TEST_PROGRAM")  # a program of the agent's project, when it has one
+        if program:
+            self.assertIn("report", c.evaluate_program_readiness(file=program))
+        with self.assertRaises(ReadinessError) as ctx:
+            c.evaluate_program_readiness(file="../outside-the-project.sd")
+        self.assertEqual(ctx.exception.status, 400)
+        with self.assertRaises(VerificationError) as ctx:
+            c.verify_program_mission(file="../outside-the-project.sd")
+        self.assertEqual(ctx.exception.status, 400)
 
     def test_live_query_parameters(self):
         c = Client(LIVE_URL)
