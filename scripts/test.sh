@@ -5,9 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Debian packages the tests drive as real peers: pseudo-terminals (socat) and an MQTT broker
-# (mosquitto), and pdftoppm (poppler-utils) that renders exported PDF reports. qemu-system-x86 + busybox-static enable the SocketCAN VM test; without them it is
+# (mosquitto), pdftoppm (poppler-utils) that renders exported PDF reports, and python3 that runs the
+# Python client's tests (clients/python) against a live agent. qemu-system-x86 + busybox-static enable the SocketCAN VM test; without them it is
 # reported as skipped.
-bash scripts/ensure-debian-packages.sh socat mosquitto poppler-utils ${SVC_TEST_DEBIAN_PACKAGES:-}
+bash scripts/ensure-debian-packages.sh socat mosquitto poppler-utils python3 ${SVC_TEST_DEBIAN_PACKAGES:-}
 
 # npm ci also compiles the agent (the `prepare` script), which the CLI and crash tests spawn.
 npm ci --no-audit --no-fund
