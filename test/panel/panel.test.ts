@@ -18,6 +18,9 @@ const OPERATOR = 'e7'.repeat(32);
 const AUDITOR = 'a9'.repeat(32);
 const PANEL_INDEX = path.join(REPO, 'dist', 'panel', 'index.html');
 
+/** The page's DOM, as the callbacks passed to waitForFunction see it (this project compiles without the DOM lib). */
+declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+
 let a: RunningAgent;
 let browser: Browser;
 const consoleErrors: string[] = [];
@@ -109,7 +112,7 @@ describe('the agent serves the panel', () => {
     expect((await a.fetch(`/control-center/assets/${css}`)).headers.get('content-type')).toBe('text/css; charset=utf-8');
     const manifest = await a.fetch('/control-center/assets/manifest.webmanifest');
     expect(manifest.headers.get('content-type')).toMatch(/^application\/manifest\+json/);
-    expect((await manifest.json()).icons.length).toBeGreaterThanOrEqual(3);
+    expect(((await manifest.json()) as { icons: unknown[] }).icons.length).toBeGreaterThanOrEqual(3);
     const png = await a.fetch('/control-center/assets/icon-192.png');
     expect(png.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await png.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
