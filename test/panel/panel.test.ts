@@ -216,6 +216,22 @@ describe('the panel in headless Chromium', () => {
     await page.context().close();
   });
 
+  it('installs its service worker and opens offline from the cached shell', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    page.on('pageerror', (e) => consoleErrors.push(`pageerror (offline): ${e.message}`));
+    await timed('offline shell', async () => {
+      await page.goto(`${a.baseUrl}/control-center`);
+      const scriptUrl = await page.evaluate('navigator.serviceWorker.ready.then((r) => r.active && r.active.scriptURL)');
+      expect(scriptUrl).toBe(`${a.baseUrl}/control-center-sw.js`);
+      await context.setOffline(true);
+      await page.goto(`${a.baseUrl}/`);
+      await page.waitForSelector('input[name="api-key"]');
+    });
+    await page.screenshot({ path: path.join(SHOTS, 'offline-signin.png') });
+    await context.close();
+  });
+
   it('logged no console errors', () => {
     expect(consoleErrors).toEqual([]);
   });
