@@ -34,3 +34,8 @@ export function useLoad<T>(load: () => Promise<T>, intervalMs?: number): Loaded<
 export function formatTime(ms: number | null | undefined): string {
   return typeof ms === 'number' ? new Date(ms).toLocaleString() : '—';
 }
+
+/** Time of day only, for dense tables (the date is today's for anything live). */
+export function formatClock(ms: number | null | undefined): string {
+  return typeof ms === 'number' ? new Date(ms).toLocaleTimeString() : '—';
+}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Session } from '../api.js';
-import { formatTime, useLoad } from '../use-load.js';
+import { formatClock, useLoad } from '../use-load.js';
 import { TelemetryPlot } from '../telemetry-plot.js';
 
 interface Device {
@@ -53,7 +53,7 @@ export function Devices({ session }: { session: Session }) {
                     <td>
                       <span class={`status status-${d.health_status}`}>{d.health_status}</span>
                     </td>
-                    <td>{formatTime(d.last_seen_ms)}</td>
+                    <td title={d.last_seen_ms ? new Date(d.last_seen_ms).toISOString() : undefined}>{formatClock(d.last_seen_ms)}</td>
                   </tr>
                 ))}
               </tbody>
