@@ -38,10 +38,10 @@ export function isPanelPath(pathname: string): boolean {
 
 /**
  * The answer for a panel path (GET or HEAD; `isPanelPath` is true): the file, a redirect from
- * `/control-center/`, or null when there is no such file (the caller answers 404).
+ * `/control-center/` (relative, so it holds under a prefix such as the relay's), or null when there is no such file (the caller answers 404).
  */
 export async function panelResponse(method: string, pathname: string, headers: Record<string, string>, dir: string = PANEL_DIR): Promise<Response | null> {
-  if (pathname === '/control-center/') return new Response(null, { status: 308, headers: { ...headers, location: '/control-center' } });
+  if (pathname === '/control-center/') return new Response(null, { status: 308, headers: { ...headers, location: '../control-center' } });
   let file: string;
   let cache: string;
   if (PANEL_PAGE_PATHS.has(pathname)) {
