@@ -208,22 +208,40 @@ describe('the panel in headless Chromium', () => {
     const incidents = (await a.json('/v1/sre/incidents', { headers: { authorization: `Bearer ${OPERATOR}` } })).body.incidents as Array<{ id: string; status: string; assignee?: string }>;
     expect(incidents.find((i) => i.id === incidentId)).toMatchObject({ status: 'acknowledged', assignee: 'ops' });
     await page.screenshot({ path: path.join(SHOTS, 'alerts-operator.png'), fullPage: true });
+
+    // A reload keeps the tab's key (sessionStorage) and the view (the hash); then resolve.
+    await timed('reload and resolve', async () => {
+      await page.reload();
+      const row = `tr[data-incident="${incidentId}"]`;
+      await page.waitForSelector(row);
+      await page.click(`${row} button:has-text("Resolve")`);
+      await page.waitForFunction((sel) => document.querySelector(`${sel} [data-testid="incident-status"]`)?.textContent === 'resolved', row);
+      expect(await page.$$(`${row} button`)).toHaveLength(0);
+    });
+    // Sign out forgets the key: a reload shows the sign-in form.
+    await page.click('button:has-text("Sign out")');
+    await page.reload();
+    await page.waitForSelector('input[name="api-key"]');
     await page.context().close();
   });
 
   it('an auditor sees the same incidents without acknowledge or resolve buttons (and the agent refuses the call)', async () => {
+    // An open incident, which an operator would see with both buttons.
+    const open = await post('/v1/sre/incidents', { title: 'Lidar dropout', severity: 'critical' });
+    const openId = (open.body.incident ?? open.body).id as string;
     const page = await timed('auditor', async () => {
       const p = await openPanel(AUDITOR);
       await p.click('a[data-view="alerts"]');
-      await p.waitForSelector(`tr[data-incident="${incidentId}"]`);
+      await p.waitForSelector(`tr[data-incident="${openId}"]`);
       return p;
     });
+    expect(await page.textContent(`tr[data-incident="${openId}"] [data-testid="incident-status"]`)).toBe('open');
     expect(await page.textContent('[data-testid="who"]')).toContain('auditor');
     expect(await page.$$('table[data-testid="incidents"] button')).toHaveLength(0);
     expect(await page.$('th:has-text("Assignee")')).not.toBeNull();
     await page.screenshot({ path: path.join(SHOTS, 'alerts-auditor.png'), fullPage: true });
-    // Hidden is not the protection: the agent refuses the auditor's resolve itself.
-    expect((await post(`/v1/sre/incidents/${incidentId}/resolve`, {}, AUDITOR)).status).toBe(403);
+    // Hidden is not the protection: the agent refuses the auditor's acknowledge itself.
+    expect((await post(`/v1/sre/incidents/${openId}/ack`, {}, AUDITOR)).status).toBe(403);
     await page.context().close();
   });
 
