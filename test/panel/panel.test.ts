@@ -245,6 +245,19 @@ describe('the panel in headless Chromium', () => {
     await page.context().close();
   });
 
+  it('refuses an unknown key at sign-in', async () => {
+    // Its own context without the console listener: the browser logs the refused request (401) itself.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${a.baseUrl}/`);
+    await page.fill('input[name="api-key"]', 'f0'.repeat(32));
+    await page.click('button[type="submit"]');
+    await page.waitForSelector('.signin [role="alert"]');
+    expect(await page.textContent('.signin [role="alert"]')).toContain('401');
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    await context.close();
+  });
+
   it('installs its service worker and opens offline from the cached shell', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
