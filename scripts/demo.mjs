@@ -4,6 +4,7 @@
 //   - mosquitto -> a local broker: an air-quality probe over MQTT.
 // Without them the agent still starts with the project's configured devices and says what it skipped.
 import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -40,6 +41,11 @@ const freePort = () =>
 const env = { ...process.env };
 const sims = [];
 
+// The web panel (docs/panel.md) signs in with an API key: without one configured, the demo makes an
+// administrator key for this run and prints it.
+if (!env.SVC_API_KEY && !env.SVC_API_KEYS_FILE) env.SVC_API_KEY = crypto.randomBytes(32).toString('hex');
+const panelKey = process.env.SVC_API_KEY || process.env.SVC_API_KEYS_FILE ? '(your SVC_API_KEY or a key of SVC_API_KEYS_FILE)' : `the demo's administrator key ${env.SVC_API_KEY}`;
+
 if (has('socat')) {
   for (const name of ['imu', 'can']) {
     const a = path.join(work, `${name}-agent`);
@@ -68,6 +74,7 @@ if (has('mosquitto')) {
 }
 
 for (const args of sims) run(process.execPath, [svc, 'sim-device', ...args, '--rate', '1']);
+console.log(`demo: web panel at http://${bind}/ — sign in with ${panelKey}`);
 run(process.execPath, [svc, 'serve', '--config', 'demo/svc.toml', '--program', 'demo/programs/patrol.sd', '--bind', bind], { cwd: root, env });
 
 const stop = () => {

@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 
 # Debian packages the tests drive as real peers: pseudo-terminals (socat) and an MQTT broker
 # (mosquitto), pdftoppm (poppler-utils) that renders exported PDF reports, and python3 that runs the
-# Python client's tests (clients/python) against a live agent. qemu-system-x86 + busybox-static enable the SocketCAN VM test; without them it is
+# Python client's tests (clients/python) against a live agent, and chromium that the web panel's browser tests
+# drive headless (test/panel, playwright-core). qemu-system-x86 + busybox-static enable the SocketCAN VM test; without them it is
 # reported as skipped.
-bash scripts/ensure-debian-packages.sh socat mosquitto poppler-utils python3 ${SVC_TEST_DEBIAN_PACKAGES:-}
+bash scripts/ensure-debian-packages.sh socat mosquitto poppler-utils python3 chromium ${SVC_TEST_DEBIAN_PACKAGES:-}
 
 # npm ci also compiles the agent (the `prepare` script), which the CLI and crash tests spawn.
 npm ci --no-audit --no-fund

@@ -30,8 +30,18 @@ export const SVC_VERSION: string = (() => {
   }
 })();
 
+/** The built web panel (scripts/bundle-panel.mjs, docs/panel.md): page, service worker and assets. */
+export const PANEL_DIR: string = path.join(PACKAGE_ROOT, 'dist', 'panel');
+
 /**
- * The agent ships no embedded web panel; the reference reports `0.0.0` when no UI package was built
- * in, and so do we until one is.
+ * The web panel's version, from the `version.json` its build writes (the package version it was built
+ * from); `0.0.0` when the panel was not built, as the reference reports without a UI package.
  */
-export const CONTROL_CENTER_UI_VERSION = '0.0.0';
+export const CONTROL_CENTER_UI_VERSION: string = (() => {
+  try {
+    const v = (JSON.parse(fs.readFileSync(path.join(PANEL_DIR, 'version.json'), 'utf8')) as { version?: unknown }).version;
+    return typeof v === 'string' && /^\d+\.\d+\.\d+/.test(v) ? v : '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+})();

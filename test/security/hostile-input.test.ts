@@ -477,6 +477,8 @@ function success2xxAllowed(r: FuzzRequest, paths: string[], readPolicy: { requir
     if (HEALTH_PATHS.has(p) || p === '/v1/openapi.json') return true;
     // The static OAuth landing pages (OIDC, Slack) are public: they hold no secret and read only their query.
     if (method === 'GET' && (p === '/admin/oauth/oidc/callback' || p === '/admin/oauth/slack/callback')) return true;
+    // The web panel's page, service worker and assets are public too: the shell holds no data (docs/panel.md).
+    if (method === 'GET' && (p === '/' || p === '/control-center' || p === '/control-center-sw.js' || p.startsWith('/control-center/assets/'))) return true;
     if (r.foreign) continue;
     for (const { op, re } of opPatterns) {
       if (op.method === method && re.test(p) && accessGranted(accessOf(op), r.role, readPolicy)) return true;

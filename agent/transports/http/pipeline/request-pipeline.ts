@@ -16,6 +16,7 @@ import { errorResponse, isComplete, jsonResponse, responseHeaders, toApiError } 
 import { authenticate } from '../../../security/authenticate.js';
 import { correlationIdOf } from '../../../../api/correlation-id.js';
 import { stampHeaders } from './cors.js';
+import { isPanelPath, panelResponse } from '../panel-assets.js';
 
 const HEALTH_PATHS = new Set(['/health', '/healthz', '/v1/health']);
 const METRICS_PATH = '/metrics';
@@ -113,6 +114,12 @@ export function requestPipeline(services: Services, operations: readonly Operati
       // unless a read-auth flag is on; then a principal is needed, as for a sensitive read (device
       // counts, alert and incident load).
       if (req.method === 'GET' && path === METRICS_PATH) return metricsResponse();
+      // 7d. The web panel (docs/panel.md): its page at / and /control-center, the service worker and
+      // /control-center/assets/*, public like the landing pages (the shell holds no data; every call it
+      // makes is a /v1 request with the signed-in key). An unknown asset is a 404.
+      if ((req.method === 'GET' || req.method === 'HEAD') && isPanelPath(path)) {
+        return (await panelResponse(req.method, path, headers)) ?? errorResponse(notFound(), headers);
+      }
       // 8. Anything else outside /v1 is unknown.
       if (!path.startsWith('/v1/')) return errorResponse(notFound(), headers);
       // 9 + 11. Authenticate; a principal of another tenant stops here.
