@@ -1,27 +1,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { describeError, forgetKey, signIn, storedKey, type Session } from './api.js';
-import { Overview } from './views/overview.js';
-import { Devices } from './views/devices.js';
-import { Alerts } from './views/alerts.js';
+import { VIEWS } from './views/index.js';
 
-/** The views of this build, in navigation order; the hash names the view (`#/devices`). */
-const VIEWS = [
-  { id: 'overview', label: 'Overview', render: (s: Session) => <Overview session={s} /> },
-  { id: 'devices', label: 'Devices', render: (s: Session) => <Devices session={s} /> },
-  { id: 'alerts', label: 'Alerts & incidents', render: (s: Session) => <Alerts session={s} /> },
-] as const;
-
-type ViewId = (typeof VIEWS)[number]['id'];
-
-function viewFromHash(): ViewId {
+function viewFromHash(): string {
   const id = window.location.hash.replace(/^#\/?/, '');
-  return (VIEWS.find((v) => v.id === id)?.id ?? 'overview') as ViewId;
+  return VIEWS.find((v) => v.id === id)?.id ?? 'overview';
 }
 
 export function App() {
   const [session, setSession] = useState<Session | null>(null);
   const [restoring, setRestoring] = useState(() => storedKey() !== null);
-  const [view, setView] = useState<ViewId>(viewFromHash);
+  const [view, setView] = useState<string>(viewFromHash);
 
   useEffect(() => {
     const onHash = () => setView(viewFromHash());
@@ -41,7 +30,7 @@ export function App() {
   if (restoring) return <p class="muted pad">Connecting…</p>;
   if (!session) return <SignIn onSession={setSession} />;
 
-  const current = VIEWS.find((v) => v.id === view) ?? VIEWS[0];
+  const current = VIEWS.find((v) => v.id === view) ?? VIEWS[0]!;
   return (
     <div class="shell">
       <header class="top">

@@ -1,28 +1,20 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
+import type { Browser, Page } from 'playwright-core';
+import type { RunningAgent } from '../helpers/agent-harness.js';
+import { CHROMIUM_MISSING, KEYS, REPO, SHOTS, launchChromium, openPanel as open, startPanelAgent, watchConsole } from './panel-harness.js';
 
 /**
- * The web panel in a real browser (docs/panel.md): Debian's chromium, headless, driven by
- * playwright-core against a live agent serving the demo project. Screenshots go to
- * test-results/panel/. Without /usr/bin/chromium this file fails (scripts/test.sh installs it).
+ * The web panel in a real browser (docs/panel.md): the page and its assets as served, then the
+ * sign-in, overview, devices with a live plot, alerts and incidents, roles and the offline shell.
+ * Without /usr/bin/chromium this file fails (scripts/test.sh installs it).
  */
-const REPO = path.resolve(__dirname, '../..');
-const CHROMIUM = process.env.SVC_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const SHOTS = path.join(REPO, 'test-results', 'panel');
-const OPERATOR = 'e7'.repeat(32);
-const AUDITOR = 'a9'.repeat(32);
-const PANEL_INDEX = path.join(REPO, 'dist', 'panel', 'index.html');
-const CHROMIUM_MISSING = fs.existsSync(CHROMIUM)
-  ? null
-  : `Chromium not found at ${CHROMIUM}: the panel's browser tests need Debian's chromium (apt-get install chromium; scripts/test.sh installs it) or SVC_TEST_CHROMIUM=/path/to/chromium`;
-
-/** The page's DOM, as the callbacks passed to waitForFunction see it (this project compiles without the DOM lib). */
+const OPERATOR = KEYS.operator;
+/** The page's DOM as waitForFunction callbacks see it (declared here: they run in the browser, and the project compiles without the DOM lib). */
 declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+const AUDITOR = KEYS.auditor;
 
 let a: RunningAgent;
 let browser: Browser;
@@ -38,19 +30,7 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-async function openPanel(key: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-  const page = await context.newPage();
-  page.on('console', (m) => {
-    if (m.type() === 'error') consoleErrors.push(`${m.text()} @ ${m.location().url}`);
-  });
-  page.on('pageerror', (e) => consoleErrors.push(`pageerror: ${e.message}`));
-  await page.goto(`${a.baseUrl}/`);
-  await page.fill('input[name="api-key"]', key);
-  await page.click('button[type="submit"]');
-  await page.waitForSelector('[data-testid="who"]');
-  return page;
-}
+const openPanel = (key: string): Promise<Page> => open(browser, a.baseUrl, key, consoleErrors);
 
 function rawStatus(requestPath: string): Promise<number> {
   const { hostname, port } = new URL(a.baseUrl);
@@ -68,22 +48,9 @@ const post = (p: string, body: unknown, key = OPERATOR) =>
   a.json(p, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
 
 beforeAll(async () => {
-  // The agent serves dist/panel; build it when this checkout has not (the bundle takes well under a second).
-  if (!fs.existsSync(PANEL_INDEX)) execFileSync(process.execPath, [path.join(REPO, 'scripts', 'bundle-panel.mjs')], { cwd: REPO, stdio: 'inherit' });
-  fs.mkdirSync(SHOTS, { recursive: true });
-  const root = tempDir('svc-panel-');
-  fs.cpSync(path.join(REPO, 'demo'), root, { recursive: true });
-  const keys = path.join(root, 'keys.json');
-  fs.writeFileSync(
-    keys,
-    JSON.stringify([
-      { key_id: 'ops', token: OPERATOR, role: 'operator' },
-      { key_id: 'audit', token: AUDITOR, role: 'auditor' },
-    ]),
-  );
-  a = await startAgent({ configPath: path.join(root, 'svc.toml'), programPath: path.join(root, 'programs', 'patrol.sd'), env: { SVC_API_KEYS_FILE: keys } });
+  a = (await startPanelAgent()).agent;
   if (CHROMIUM_MISSING) return;
-  browser = await timed('launch', () => chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] }));
+  browser = await timed('launch', () => launchChromium());
 }, 60_000);
 
 afterAll(async () => {
@@ -261,7 +228,7 @@ describe('the panel in headless Chromium', () => {
   it('installs its service worker and opens offline from the cached shell', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    page.on('pageerror', (e) => consoleErrors.push(`pageerror (offline): ${e.message}`));
+    watchConsole(page, consoleErrors);
     await timed('offline shell', async () => {
       await page.goto(`${a.baseUrl}/control-center`);
       const scriptUrl = await page.evaluate('navigator.serviceWorker.ready.then((r) => r.active && r.active.scriptURL)');

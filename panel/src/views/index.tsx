@@ -1,0 +1,19 @@
+import type { JSX } from 'preact';
+import type { Session } from '../api.js';
+import { Overview } from './overview.js';
+import { Devices } from './devices.js';
+import { Alerts } from './alerts.js';
+
+export interface ViewEntry {
+  /** The hash that names the view (`#/devices`) and its `data-view` attribute. */
+  id: string;
+  label: string;
+  render: (session: Session) => JSX.Element;
+}
+
+/** The views of this build, in navigation order (docs/panel.md § Views). One line per view. */
+export const VIEWS: readonly ViewEntry[] = [
+  { id: 'overview', label: 'Overview', render: (s) => <Overview session={s} /> },
+  { id: 'devices', label: 'Devices', render: (s) => <Devices session={s} /> },
+  { id: 'alerts', label: 'Alerts & incidents', render: (s) => <Alerts session={s} /> },
+];
