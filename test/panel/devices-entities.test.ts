@@ -121,7 +121,8 @@ describe.skipIf(skip !== null)(`devices: commands, firmware, plot ${skip ?? ''}`
       window.__fwSeen = [];
       new MutationObserver(() => {
         const p = document.querySelector('[data-testid="fw-progress"]');
-        if (p && window.__fwSeen[window.__fwSeen.length - 1] !== p.getAttribute('data-sent')) window.__fwSeen.push(p.getAttribute('data-sent'));
+        const v = p && p.getAttribute('data-sent');
+        if (v !== null && v !== undefined && window.__fwSeen[window.__fwSeen.length - 1] !== v) window.__fwSeen.push(v);
       }).observe(document.body, { subtree: true, childList: true, attributes: true });
     })()`);
     await timed('firmware', async () => {
@@ -231,7 +232,10 @@ describe.skipIf(skip !== null)(`entities ${skip ?? ''}`, () => {
 });
 
 describe.skipIf(skip !== null)('console', () => {
-  it('logged no console errors', () => {
-    expect(consoleErrors).toEqual([]);
+  it('logged no console errors (besides the one refusal the command test asks for)', () => {
+    // Chromium logs every 4xx answer as a resource error; the unknown command's 400 is deliberate.
+    const expected = (line: string) => line.startsWith('Failed to load resource: the server responded with a status of 400') && line.includes(`/v1/devices/${DEVICE}/command`);
+    expect(consoleErrors.filter((l) => expected(l))).toHaveLength(1);
+    expect(consoleErrors.filter((l) => !expected(l))).toEqual([]);
   });
 });

@@ -151,7 +151,13 @@ export function FirmwareUpdate({ client, deviceId, onDone }: { client: SvcClient
         const p = (ev['payload'] ?? {}) as Record<string, unknown>;
         if (p['version'] !== wanted) return;
         events += 1;
-        setProgress({ phase: String(p['phase'] ?? ''), sent: Number(p['sent_bytes'] ?? 0), total: Number(p['total_bytes'] ?? file.size), events });
+        // The `done` event carries the result, not a byte count: the bar keeps the last acknowledged one.
+        setProgress((prev) => ({
+          phase: String(p['phase'] ?? ''),
+          sent: typeof p['sent_bytes'] === 'number' ? p['sent_bytes'] : prev?.sent ?? 0,
+          total: typeof p['total_bytes'] === 'number' ? p['total_bytes'] : file.size,
+          events,
+        }));
         if (p['phase'] === 'done') sawDone();
       },
     });
