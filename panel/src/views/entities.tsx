@@ -42,16 +42,19 @@ const LAYER_OF: Record<string, number> = {
 };
 const DEVICE_LAYER = 3;
 
-const COL_W = 210;
+const COL_W = 165;
 const ROW_H = 30;
 const PAD = 24;
-const PALETTE = ['#2f7bd9', '#d9822f', '#3fa34d', '#b23fbf', '#c23b3b', '#1b9e9e', '#8c6d31', '#6b6ecf', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
+const PALETTE = [
+  '#2f7bd9', '#d9822f', '#3fa34d', '#b23fbf', '#c23b3b', '#1b9e9e', '#8c6d31', '#6b6ecf',
+  '#e377c2', '#7f7f7f', '#bcbd22', '#17becf', '#393b79', '#ad494a', '#637939', '#843c39',
+];
+/** Up to this many relationships, every edge is labelled; beyond, the selected entity's edges are (the others on hover). */
+const LABEL_ALL_UP_TO = 25;
 
-/** A stable colour per kind (the same kind keeps its colour across loads and filters). */
-function kindColor(kind: string): string {
-  let h = 0;
-  for (const ch of kind) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
-  return PALETTE[h % PALETTE.length]!;
+/** A colour per kind: the kind's place among the registry's kinds (sorted), so it is the same on every load and filter. */
+function kindColor(kinds: readonly string[], kind: string): string {
+  return PALETTE[Math.max(0, kinds.indexOf(kind)) % PALETTE.length]!;
 }
 
 function kindOf(record: EntityRecord, kinds: Map<string, string>): string {
@@ -102,7 +105,7 @@ export function layout(nodes: { id: string; kind: string; record: EntityRecord; 
   return { placed, width: PAD * 2 + Math.max(1, used.length) * COL_W, height: PAD * 2 + Math.max(1, rows) * ROW_H };
 }
 
-const short = (s: string, n = 24) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+const short = (s: string, n = 21) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
 /** The entity graph (`GET /v1/entities/graph`) drawn as SVG, a kind filter, and a detail pane (docs/entities.md). */
 export function Entities({ session }: { session: Session }) {
@@ -163,7 +166,7 @@ export function Entities({ session }: { session: Session }) {
           {view && view.placed.length === 0 && <p class="muted">No entities.</p>}
           {view && view.placed.length > 0 && (
             <div class="graph-scroll">
-              <svg data-testid="entity-graph" class="entity-graph" width={view.width} height={view.height} viewBox={`0 0 ${view.width} ${view.height}`} role="img" aria-label="Entity graph">
+              <svg data-testid="entity-graph" class="entity-graph" width="100%" style={{ maxWidth: `${view.width}px` }} viewBox={`0 0 ${view.width} ${view.height}`} role="img" aria-label="Entity graph">
                 <g class="edges">
                   {view.edges.map((e, i) => {
                     const a = pos.get(e.from_id);
@@ -177,10 +180,13 @@ export function Entities({ session }: { session: Session }) {
                     const d = a.x === b.x ? `M${a.x},${a.y} C${a.x + bow},${a.y} ${b.x + bow},${b.y} ${b.x},${b.y}` : `M${a.x},${a.y} C${mx},${a.y} ${mx},${b.y} ${b.x},${b.y}`;
                     return (
                       <g key={i} class={hot ? 'edge hot' : 'edge'} data-edge={`${e.from_id}|${e.kind}|${e.to_id}`}>
+                        <title>{`${e.from_id} ${e.kind} ${e.to_id}${e.label ? ` (${e.label})` : ''}`}</title>
                         <path d={d} />
-                        <text x={mx} y={my - 2} text-anchor="middle">
-                          {e.kind}
-                        </text>
+                        {(hot || view.edges.length <= LABEL_ALL_UP_TO) && (
+                          <text x={mx} y={my - 2} text-anchor="middle">
+                            {e.kind}
+                          </text>
+                        )}
                       </g>
                     );
                   })}
@@ -197,7 +203,7 @@ export function Entities({ session }: { session: Session }) {
                       onClick={() => setSelected(p.id)}
                     >
                       <title>{`${p.id} (${p.kind}) · health ${p.record.health_status ?? 'unknown'} · readiness ${p.record.readiness_status ?? 'unknown'}`}</title>
-                      <circle r={8} fill={kindColor(p.kind)} />
+                      <circle r={8} fill={kindColor(view.allKinds, p.kind)} />
                       <text x={13} y={4}>
                         {short(p.id)}
                       </text>
@@ -211,10 +217,10 @@ export function Entities({ session }: { session: Session }) {
             <p class="legend muted">
               {view.allKinds.map((k) => (
                 <span key={k}>
-                  <i style={{ background: kindColor(k) }} /> {k}
+                  <i style={{ background: kindColor(view.allKinds, k) }} /> {k}
                 </span>
               ))}
-              <span>· ring: health (green healthy, amber degraded/unknown, red critical/offline)</span>
+              <span>· ring: health (green healthy, amber degraded/unknown, red critical/offline) · edge labels: select an entity{view.edges.length <= LABEL_ALL_UP_TO ? '' : ', or hover an edge'}</span>
             </p>
           )}
         </div>
