@@ -143,7 +143,7 @@ describe.skipIf(skip !== null)(`devices: commands, firmware, plot ${skip ?? ''}`
     await page.context().close();
   });
 
-  it('an auditor sees neither control, and the agent refuses both calls (403)', async () => {
+  it('an auditor (and a guest) sees neither control, and the agent refuses the calls (403)', async () => {
     const perms = await permissions(KEYS.auditor);
     expect(perms).not.toContain('Operate');
     expect(perms).not.toContain('Deploy');
@@ -156,6 +156,18 @@ describe.skipIf(skip !== null)(`devices: commands, firmware, plot ${skip ?? ''}`
     expect((await call(a, 'POST', `/v1/devices/${DEVICE}/firmware`, KEYS.auditor, { version: '9.9.9', image_base64: 'AAAA' })).status).toBe(403);
     expect((await call(a, 'GET', `/v1/devices/${DEVICE}`, KEYS.auditor)).body.device.firmware_version).toBe('1.1.0');
     await page.context().close();
+
+    // A guest: the same.
+    const guestPerms = await permissions(KEYS.guest);
+    expect(guestPerms).not.toContain('Operate');
+    expect(guestPerms).not.toContain('Deploy');
+    const guest = await openPanel(KEYS.guest);
+    await openDevice(guest, DEVICE);
+    await guest.waitForSelector('[data-testid="telemetry-plot"]');
+    expect(await guest.$('[data-testid="command-form"]')).toBeNull();
+    expect(await guest.$('[data-testid="firmware-form"]')).toBeNull();
+    expect((await call(a, 'POST', `/v1/devices/${DEVICE}/command`, KEYS.guest, { name: 'identify' })).status).toBe(403);
+    await guest.context().close();
   });
 
   it('the live plot starts near the latest samples (not the whole backlog) and gains points', async () => {

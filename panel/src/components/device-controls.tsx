@@ -113,6 +113,9 @@ function readBase64(file: File): Promise<string> {
   });
 }
 
+/** The route takes at most 8 MiB of base64 (api/domains/devices.ts), i.e. 6 MiB of image. */
+const MAX_IMAGE_BYTES = 6 * 1024 * 1024;
+
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 /**
@@ -131,10 +134,11 @@ export function FirmwareUpdate({ client, deviceId, onDone }: { client: SvcClient
   useEffect(() => () => stopStream.current?.(), []);
 
   const versionOk = SEMVER.test(version.trim());
+  const tooBig = file !== null && file.size > MAX_IMAGE_BYTES;
 
   const flash = async (e: Event) => {
     e.preventDefault();
-    if (!file || !versionOk) return;
+    if (!file || !versionOk || tooBig) return;
     const wanted = version.trim();
     setBusy(true);
     setError(null);
@@ -194,7 +198,8 @@ export function FirmwareUpdate({ client, deviceId, onDone }: { client: SvcClient
         <input name="firmware-version" placeholder="1.2.3" value={version} onInput={(e) => setVersion((e.target as HTMLInputElement).value)} />
       </label>
       {version.trim() !== '' && !versionOk && <p class="error">The version must be semantic (1.2.3).</p>}
-      <button type="submit" disabled={busy || !file || !versionOk}>
+      {tooBig && <p class="error">The image is larger than the agent accepts ({(MAX_IMAGE_BYTES / 1024 / 1024).toFixed(0)} MiB).</p>}
+      <button type="submit" disabled={busy || !file || !versionOk || tooBig}>
         {busy ? 'Flashing…' : 'Flash firmware'}
       </button>
       {progress && (
