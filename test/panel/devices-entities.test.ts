@@ -21,10 +21,12 @@ declare const document: {
 };
 
 const DEVICE = 'panel-ctl';
+/** A second emulated device whose self-test fails after an update: it rolls back (sim-device --update-self-test corrupt). */
+const BAD = 'panel-bad';
 let a: RunningAgent;
 let root: string;
-let pair: SocatPair | null = null;
-let sim: ChildProcess | null = null;
+const pairs: SocatPair[] = [];
+const sims: ChildProcess[] = [];
 let browser: Browser;
 const consoleErrors: string[] = [];
 const timings: Record<string, number> = {};
@@ -52,20 +54,23 @@ const skip = CHROMIUM_MISSING ?? (socatAvailable ? null : SOCAT_SKIP_REASON);
 
 beforeAll(async () => {
   if (!socatAvailable) return;
-  pair = await startSocatPair();
-  ({ agent: a, root } = await startPanelAgent({ SVC_HAL_SERIAL_PORTS: pair.a }));
-  sim = simDevice(['--serial', pair.b, '--id', DEVICE, '--type', 'motor_controller', '--firmware', '1.0.0', '--rate', '10']);
+  pairs.push(await startSocatPair(), await startSocatPair());
+  ({ agent: a, root } = await startPanelAgent({ SVC_HAL_SERIAL_PORTS: pairs.map((p) => p.a).join(',') }));
+  sims.push(simDevice(['--serial', pairs[0]!.b, '--id', DEVICE, '--type', 'motor_controller', '--firmware', '1.0.0', '--rate', '10']));
+  sims.push(simDevice(['--serial', pairs[1]!.b, '--id', BAD, '--type', 'motor_controller', '--firmware', '2.0.0', '--rate', '2', '--update-self-test', 'corrupt']));
   await a.agent.services.deviceHub.start(3000);
-  await eventually(() => call(a, 'POST', `/v1/devices/${DEVICE}/command`, KEYS.administrator, { name: 'read_telemetry' }), (r) => r.body.ok === true, 20_000, 200);
+  for (const id of [DEVICE, BAD]) {
+    await eventually(() => call(a, 'POST', `/v1/devices/${id}/command`, KEYS.administrator, { name: 'read_telemetry' }), (r) => r.body.ok === true, 20_000, 200);
+  }
   if (CHROMIUM_MISSING) return;
   browser = await timed('launch', () => launchChromium());
 }, 60_000);
 
 afterAll(async () => {
   await browser?.close();
-  sim?.kill('SIGKILL');
+  for (const s of sims) s.kill('SIGKILL');
   await a?.close();
-  await pair?.dispose();
+  await Promise.all(pairs.map((p) => p.dispose()));
   if (Object.keys(timings).length) process.stderr.write(`devices/entities browser timings (ms): ${JSON.stringify(timings)}\n`);
 });
 
@@ -107,7 +112,7 @@ describe.skipIf(skip !== null)(`devices: commands, firmware, plot ${skip ?? ''}`
     await page.context().close();
   });
 
-  it('a supervisor flashes a firmware image: the progress bar follows the device and the outcome shows; the registry has the new version', async () => {
+  it('a supervisor flashes a firmware image: the progress bar follows the device and the outcome shows; the registry has the new version; a failing image rolls back', async () => {
     expect(await permissions(KEYS.supervisor)).toContain('Deploy');
     const image = path.join(root, 'panel-ctl-1.1.0.bin');
     fs.writeFileSync(image, Buffer.alloc(120_000, 0xa5));
@@ -140,6 +145,18 @@ describe.skipIf(skip !== null)(`devices: commands, firmware, plot ${skip ?? ''}`
     expect((await call(a, 'GET', `/v1/devices/${DEVICE}`, KEYS.supervisor)).body.device.firmware_version).toBe('1.1.0');
     await page.waitForFunction(() => document.querySelector('[data-testid="device-firmware"]')?.textContent === '1.1.0');
     await shot(page, 'devices-firmware');
+
+    // A device whose new image fails its self-test: the outcome says rolled back, and it keeps its version.
+    await openDevice(page, BAD);
+    await page.waitForSelector('[data-testid="firmware-form"]');
+    await page.setInputFiles('input[name="firmware-file"]', image);
+    await page.fill('input[name="firmware-version"]', '2.1.0');
+    await page.click('[data-testid="firmware-form"] button[type="submit"]');
+    await page.waitForSelector('[data-testid="firmware-outcome"]', { timeout: 30_000 });
+    expect(await page.textContent('[data-testid="firmware-result"]')).toBe('rolled_back');
+    expect(await page.textContent('[data-testid="firmware-version"]')).toBe('2.0.0');
+    expect(await page.getAttribute('[data-testid="firmware-outcome"]', 'class')).toContain('bad');
+    expect((await call(a, 'GET', `/v1/devices/${BAD}`, KEYS.supervisor)).body.device.firmware_version).toBe('2.0.0');
     await page.context().close();
   });
 
