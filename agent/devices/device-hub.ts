@@ -268,7 +268,29 @@ export class DeviceHub implements AttachmentSink {
   async updateFirmware(deviceId: string, image: Uint8Array, version: string): Promise<FirmwareOutcome> {
     const a = this.attachmentOf(deviceId);
     if (!a.updateFirmware) throw new ApiError(409, 'conflict', `firmware updates are not available over ${a.transport}`);
-    return a.updateFirmware(deviceId, image, version);
+    // Progress for stream clients (the panel's progress bar): `FirmwareUpdateProgress` platform events
+    // with the bytes the device acknowledged, at most one per 2 % step, then one with the result
+    // (docs/devices.md § Firmware update progress).
+    const total = image.length;
+    const publish = (payload: Record<string, unknown>) =>
+      this.deps.bus.publish(platformEvent('FirmwareUpdateProgress', 'svc-hal', { device_id: deviceId, version, total_bytes: total, ...payload }, deviceId));
+    let lastStep = -1;
+    const onProgress = (sent: number, of: number) => {
+      const step = of > 0 ? Math.floor((sent / of) * 50) : 50;
+      if (step === lastStep) return;
+      lastStep = step;
+      publish({ phase: 'transfer', sent_bytes: sent, total_bytes: of });
+    };
+    publish({ phase: 'started', sent_bytes: 0 });
+    let outcome: FirmwareOutcome;
+    try {
+      outcome = await a.updateFirmware(deviceId, image, version, onProgress);
+    } catch (err) {
+      publish({ phase: 'done', result: 'error', detail: err instanceof Error ? err.message : String(err) });
+      throw err;
+    }
+    publish({ phase: 'done', result: outcome.result, running_version: outcome.version, detail: outcome.detail });
+    return outcome;
   }
 
   /** Drop and reopen the link that reaches the device (HAL reconnect); the device is greeted again when it is back. */

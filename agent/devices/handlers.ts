@@ -126,6 +126,6 @@ export const deviceHandlers = [
     const s = ctx.services;
     // The same flash an OTA rollout does (firmware-flash.ts), which also keeps the image for a later rollback.
     const r = await flashFirmware({ deviceHub: s.deviceHub, devices: s.devices, alerts: s.alerts, stateDir: s.settings.stateDir }, params['id']!, new Uint8Array(image), body.version);
-    return { version: API_VERSION, ok: r.ok, device_id: r.device_id, outcome: r.outcome, firmware_version: r.firmware_version };
+    return { version: API_VERSION, ok: r.ok, device_id: r.device_id, outcome: r.outcome, firmware_version: r.firmware_version, duration_ms: r.duration_ms };
   }),
 ];

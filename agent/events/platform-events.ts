@@ -53,6 +53,9 @@ export const PLATFORM_EVENTS = {
   FleetMemberLeft: notice('a robot left the fleet'),
   OtaRolloutStarted: notice('an OTA rollout was planned or started (source svc-ota; {fleet_id, artifact, targets, strategy, dry_run}; docs/operations.md § Rollouts)'),
   OtaRolloutCompleted: notice('an OTA plan or rollout finished ({fleet_id, artifact, status: success|failed, deployed_targets, step_count, dry_run}); one per plan and per execute'),
+  FirmwareUpdateProgress: notice(
+    'a device firmware update moved on (source svc-hal, entity the device; {device_id, version, phase: started|transfer|done, sent_bytes, total_bytes, result?, running_version?, detail?}; docs/devices.md)',
+  ),
   HriSessionStarted: notice('an HRI session was started (source svc-hri; {session_id, session_type, robot_id}; docs/twins.md)'),
   HriAnnotationAdded: notice('an annotation was added to an active HRI session ({session_id, layer, author_human_id})'),
   // Not streamed: stream clients already receive every stored alert as an `alert` frame from the

@@ -12,8 +12,14 @@ interface Series {
 }
 
 /**
+ * The stream starts this many telemetry items before the head (`?tail=N`, docs/streaming.md § Delivery):
+ * enough recent samples to draw at once, without replaying the whole ring of a long-running agent.
+ */
+const TAIL = 2_000;
+
+/**
  * A live plot of one device's numeric telemetry (`kind: 'device'` events from the WebSocket stream),
- * one line per metric. The stream starts at the backlog's beginning, so recent samples show at once.
+ * one line per metric. The stream starts near the latest items (TAIL), so recent samples show at once.
  */
 export function TelemetryPlot({ client, deviceId }: { client: SvcClient; deviceId: string }) {
   const host = useRef<HTMLDivElement>(null);
@@ -53,6 +59,7 @@ export function TelemetryPlot({ client, deviceId }: { client: SvcClient; deviceI
     };
 
     const stream = client.stream({
+      tail: TAIL,
       onOpen: () => setState('live'),
       onClose: ({ willReconnect }) => setState(willReconnect ? 'reconnecting' : 'closed'),
       onTelemetry: (event) => {

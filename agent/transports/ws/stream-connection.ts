@@ -40,6 +40,12 @@ export interface StreamOptions {
   streamSeconds: number;
   /** A frame whose content carries another tenant's id is never sent (docs/wire-decisions.md D6). */
   tenantId: string;
+  /**
+   * `?tail=N` on the upgrade: each backlog's replay starts at most N items before its head instead of
+   * at the oldest item it holds (docs/streaming.md § Delivery), so a client of a long-running agent
+   * is not sent everything first. Undefined: replay all.
+   */
+  tail?: number | undefined;
 }
 
 export interface StreamStats {
@@ -128,7 +134,9 @@ export class StreamConnection {
       // "Replay from offset 0" means everything the backlog still holds. Items evicted before this
       // client connected were never this connection's to drop: counting them would greet every
       // client of a long-running agent with a false `backpressure paused:true`.
-      this.cursor[name] = this.backlogs[name].oldestOffset;
+      const ring = this.backlogs[name];
+      const tail = this.options.tail;
+      this.cursor[name] = tail === undefined ? ring.oldestOffset : Math.max(ring.oldestOffset, ring.headOffset - tail);
       this.unsubscribers.push(this.backlogs[name].onAppend((item, offset) => this.onAppend(name, item, offset)));
     }
     const hb = setInterval(() => this.sendControl(this.heartbeatFrame()), Math.min(this.options.heartbeatIntervalMs, MAX_TIMER_MS));

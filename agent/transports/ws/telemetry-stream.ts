@@ -17,8 +17,11 @@ import { StreamConnection } from './stream-connection.js';
  * is required when either read-auth flag is on; a foreign tenant is refused before the upgrade.
  */
 export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services, openStreams: Set<StreamConnection>): void {
-  const upgrade = upgradeWebSocket(() => {
+  const upgrade = upgradeWebSocket((c) => {
     let connection: StreamConnection | null = null;
+    // `?tail=N`: start each replay N items before the head (docs/streaming.md § Delivery); anything else replays all.
+    const tailParam = c.req.query('tail');
+    const tail = tailParam !== undefined && /^\d{1,9}$/.test(tailParam) ? Number(tailParam) : undefined;
     return {
       onOpen(_event, ws) {
         const raw = ws.raw as WebSocket;
@@ -43,7 +46,7 @@ export function mountTelemetryStream(app: Hono<HttpEnv>, services: Services, ope
             },
           },
           { telemetry: services.telemetry.ring, traces: services.traces, alerts: services.alerts.ring },
-          { ...services.settings.ws, tenantId: services.settings.tenantId },
+          { ...services.settings.ws, tenantId: services.settings.tenantId, tail },
         );
         openStreams.add(connection);
         services.metrics.wsOpened();

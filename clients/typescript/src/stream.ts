@@ -90,6 +90,12 @@ export interface StreamOptions {
   signal?: AbortSignal;
   /** Offsets already seen (the last delivered of each): the first connection resumes after them. */
   resumeFrom?: Partial<StreamOffsets>;
+  /**
+   * Start each backlog's replay at most this many items before its head (`?tail=N`, docs/streaming.md
+   * § Delivery) instead of at the oldest item the agent holds; 0: only what arrives from now on.
+   * Reconnects still resume after the last offset delivered.
+   */
+  tail?: number;
   /** Reconnect after a disconnect (default true). */
   reconnect?: boolean;
   /** First reconnect delay (default 250 ms), doubled per failed attempt up to `maxDelayMs` (default 10 s). */
@@ -166,9 +172,11 @@ export function openStream(options: StreamOptions & { baseUrl: string; apiKey?: 
   };
 
   const url = () => {
-    let u = streamUrl(options.baseUrl);
-    if (options.apiKey && tokenIn === 'query') u += `?access_token=${encodeURIComponent(options.apiKey)}`;
-    return u;
+    const params: string[] = [];
+    if (options.apiKey && tokenIn === 'query') params.push(`access_token=${encodeURIComponent(options.apiKey)}`);
+    if (options.tail !== undefined && Number.isInteger(options.tail) && options.tail >= 0) params.push(`tail=${options.tail}`);
+    const u = streamUrl(options.baseUrl);
+    return params.length > 0 ? `${u}?${params.join('&')}` : u;
   };
 
   const anySeen = () => offsets.telemetry >= 0 || offsets.trace >= 0 || offsets.alert >= 0;

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { Session } from '../api.js';
+import { can, type Session } from '../api.js';
+import { DeviceCommand, FirmwareUpdate } from '../components/device-controls.js';
 import { formatClock, useLoad } from '../use-load.js';
 import { TelemetryPlot } from '../telemetry-plot.js';
 
@@ -16,12 +17,18 @@ interface Device {
   source: string;
 }
 
-/** The device table; selecting a row opens its detail with the live telemetry plot. */
+/**
+ * The device table; selecting a row opens its detail with the live telemetry plot, a command form
+ * (Operate) and a firmware update with the device's progress (Deploy). Controls a role cannot use are
+ * not shown (docs/panel.md § Roles).
+ */
 export function Devices({ session }: { session: Session }) {
   const c = session.client;
   const devices = useLoad(async () => ((await c.listDevices()) as { devices: Device[] }).devices, 5_000);
   const [selected, setSelected] = useState<string | null>(null);
   const device = devices.data?.find((d) => d.id === selected) ?? null;
+  const operate = can(session, 'Operate');
+  const deploy = can(session, 'Deploy');
   return (
     <section class="view" data-view="devices">
       <h2>Devices</h2>
@@ -71,11 +78,17 @@ export function Devices({ session }: { session: Session }) {
               <dt>Transport</dt>
               <dd>{device.transport ?? '—'}</dd>
               <dt>Firmware</dt>
-              <dd>{device.firmware_version ?? '—'}</dd>
+              <dd data-testid="device-firmware">{device.firmware_version ?? '—'}</dd>
               <dt>Source</dt>
               <dd>{device.source}</dd>
             </dl>
             <TelemetryPlot key={device.id} client={c} deviceId={device.id} />
+            {(operate || deploy) && (
+              <div class="device-controls">
+                {operate && <DeviceCommand key={`cmd-${device.id}`} client={c} deviceId={device.id} />}
+                {deploy && <FirmwareUpdate key={`fw-${device.id}`} client={c} deviceId={device.id} onDone={devices.reload} />}
+              </div>
+            )}
           </div>
         )}
       </div>

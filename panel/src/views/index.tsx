@@ -3,6 +3,7 @@ import type { Session } from '../api.js';
 import { Overview } from './overview.js';
 import { Devices } from './devices.js';
 import { Alerts } from './alerts.js';
+import { Entities } from './entities.js';
 
 export interface ViewEntry {
   /** The hash that names the view (`#/devices`) and its `data-view` attribute. */
@@ -15,5 +16,6 @@ export interface ViewEntry {
 export const VIEWS: readonly ViewEntry[] = [
   { id: 'overview', label: 'Overview', render: (s) => <Overview session={s} /> },
   { id: 'devices', label: 'Devices', render: (s) => <Devices session={s} /> },
+  { id: 'entities', label: 'Entities', render: (s) => <Entities session={s} /> },
   { id: 'alerts', label: 'Alerts & incidents', render: (s) => <Alerts session={s} /> },
 ];
