@@ -3,6 +3,8 @@ import type { Session } from '../api.js';
 import { Overview } from './overview.js';
 import { Devices } from './devices.js';
 import { Alerts } from './alerts.js';
+import { Programs } from './programs.js';
+import { Recovery } from './recovery.js';
 
 export interface ViewEntry {
   /** The hash that names the view (`#/devices`) and its `data-view` attribute. */
@@ -16,4 +18,6 @@ export const VIEWS: readonly ViewEntry[] = [
   { id: 'overview', label: 'Overview', render: (s) => <Overview session={s} /> },
   { id: 'devices', label: 'Devices', render: (s) => <Devices session={s} /> },
   { id: 'alerts', label: 'Alerts & incidents', render: (s) => <Alerts session={s} /> },
+  { id: 'programs', label: 'Programs', render: (s) => <Programs session={s} /> },
+  { id: 'recovery', label: 'Recovery', render: (s) => <Recovery session={s} /> },
 ];
