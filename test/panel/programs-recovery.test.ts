@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../helpers/agent-harness.js';
-import { CHROMIUM_MISSING, KEYS, call, launchChromium, openPanel, shot, startPanelAgent } from './panel-harness.js';
+import { CHROMIUM_MISSING, KEYS, SHOTS, call, launchChromium, openPanel, shot, startPanelAgent } from './panel-harness.js';
 
 /**
  * The programs and recovery views in headless Chromium against the demo project (docs/panel.md § Views):
@@ -151,7 +151,8 @@ describe('programs and recovery views in headless Chromium', () => {
     expect(summary).toContain('Sentinel');
     expect(summary).toContain('lidar_timeout');
     expect(summary).toContain('switch_sensor');
-    await shot(page, 'recovery-confirm');
+    // The viewport only: the dialog is fixed to it (a full-page shot would leave the backdrop short).
+    await page.screenshot({ path: path.join(SHOTS, 'recovery-confirm.png') });
     await page.click('[data-testid="confirm-cancel"]');
     await page.waitForSelector('[data-testid="confirm-execute"]', { state: 'detached' });
     expect(await historyCount()).toBe(before);

@@ -469,6 +469,10 @@ function Trajectory({ path }: { path: PathPoint[] }) {
           y2={py(last.y) - Math.sin(last.theta) * 18}
           class="traj-heading"
         />
+        <line x1={PAD} y1={H - PAD / 2} x2={PAD + scale} y2={H - PAD / 2} class="traj-scale" />
+        <text x={PAD} y={H - PAD / 2 - 4} class="traj-label">
+          1 m
+        </text>
       </svg>
       <figcaption class="muted">
         {path.length} poses · x {minX.toFixed(2)}…{maxX.toFixed(2)} m · y {minY.toFixed(2)}…{maxY.toFixed(2)} m · start ● green, end ● red with heading
