@@ -86,7 +86,7 @@ export async function runProgramCommand(
     flags.set('mode', files.shift()!);
   }
   if (typeof flags.get('file') === 'string') files.unshift(flags.get('file') as string);
-  const needsFile = spec.id !== 'listProgramTraces';
+  const needsFile = spec.id !== 'listProgramTraces' && spec.id !== 'listProgramFiles';
   if (needsFile && files.length !== 1) {
     throw new UsageError(`'svc ${spec.cli.join(' ')}' takes one file (got ${files.length ? files.join(' ') : 'none'})`);
   }

@@ -157,6 +157,10 @@ const PRESENTERS: Record<string, Presenter> = {
     text: (b) => [`${b.count} trace(s) under ${b.root}`, ...b.traces.map((t: Body) => `  ${t.path} (${t.size_bytes} bytes)`)],
     passed: () => true,
   },
+  listProgramFiles: {
+    text: (b) => [`${b.count} program(s) under ${b.root}`, ...b.files.map((f: Body) => `  ${f.path} (${f.size_bytes} bytes)${f.served ? ' [served]' : ''}`)],
+    passed: () => true,
+  },
 };
 
 /** What an injected run did (only shown when faults were injected). */

@@ -8,6 +8,7 @@ import {
   explainProgram,
   getProgramSource,
   getTrustProgram,
+  listProgramFiles,
   listProgramTraces,
   replayProgram,
   runProgramSimulation,
@@ -69,6 +70,7 @@ const PROGRAM_OPERATIONS: readonly ProgramOperation[] = [
   onBody(explainProgram, (p, r) => p.run('explain', r)),
   onBody(auditProgramDecisions, (p, r) => p.run('auditDecisions', r)),
   onQuery(listProgramTraces, (p, q) => p.run('traces', q)),
+  onQuery(listProgramFiles, (p, q) => p.run('programFiles', q)),
   onBody(evaluateProgramContinuity, (p, r) => p.run('continuity', r)),
 ];
 

@@ -24,6 +24,7 @@ import type { RuntimeHealth } from './analysis/options.js';
 import { replayTrace } from './runtime/replay.js';
 import { parseOffset } from './runtime/trace-file.js';
 import { listTraces } from './runtime/trace-listing.js';
+import { listProgramFiles } from './program-listing.js';
 import { ProgramRuntimeError } from './runtime/interpreter.js';
 import { isTracePath, loadProgram, loadTrace, refuseStateDir, resolveRequestFile } from './program-files.js';
 import type { LocalProgramRequest, ProgramQuery, ProgramRequest } from './program-request.js';
@@ -308,6 +309,13 @@ export class ProgramEngine {
     const root = ws.config ? ws.projectRoot : ws.programPath ? path.dirname(ws.programPath) : ws.confineToRoot ? ws.projectRoot : ws.cwd;
     const limit = Math.min(200, Math.max(1, query.limit ?? 50));
     return { version: VERSION, ...listTraces(root, limit) };
+  }
+
+  /** The `.sd` files the other operations' `file` may name (docs/programs.md § Program files); same root as traces. */
+  programFiles(query: ProgramQuery) {
+    const ws = this.workspace;
+    const root = ws.config ? ws.projectRoot : ws.programPath ? path.dirname(ws.programPath) : ws.confineToRoot ? ws.projectRoot : ws.cwd;
+    return { version: VERSION, ...listProgramFiles(root, { stateDir: ws.stateDir, served: ws.programPath, limit: query.limit ?? null }) };
   }
 
   /**

@@ -237,6 +237,19 @@ export const listProgramTraces = defineSpec<Record<string, never>, ProgramQuery>
   query: programQuerySchema,
 });
 
+export const listProgramFiles = defineSpec<Record<string, never>, ProgramQuery>({
+  id: 'listProgramFiles',
+  group: 'programs',
+  summary: 'Program files (.sd) under the project root, by path, with the served program marked (docs/programs.md § Program files)',
+  description: 'What the `file` of the other program operations may name: the panel\'s programs view picks from it. The state directory and hidden folders are not walked.',
+  method: 'GET',
+  path: '/v1/programs/files',
+  access: { kind: 'read' },
+  rpc: { name: 'ListProgramFiles', request: 'QueryRequest' },
+  cli: ['programs', 'files'],
+  query: programQuerySchema,
+});
+
 export const evaluateProgramContinuity = defineSpec<ProgramRequest>({
   id: 'evaluateProgramContinuity',
   group: 'programs',
@@ -266,5 +279,6 @@ export const programSpecs = [
   explainProgram,
   auditProgramDecisions,
   listProgramTraces,
+  listProgramFiles,
   evaluateProgramContinuity,
 ];

@@ -60,9 +60,21 @@ export interface ExecutedSimulation {
     metrics: Record<string, unknown>;
     mission_trace: Record<string, unknown> | null;
     twin_replay: Record<string, unknown> | null;
+    /**
+     * The robot's pose at every recorded frame that carries a state, in order (docs/program-language.md §16):
+     * the trajectory the panel plots. A multi-robot run keeps the last robot's frames, like the trace.
+     */
+    path: PathPoint[];
     /** Present only when health faults or a failure were injected. */
     health?: HealthOutcome;
   };
+}
+
+export interface PathPoint {
+  sim_time_ms: number;
+  x: number;
+  y: number;
+  theta: number;
 }
 
 export type SimulationBody = DryRunSimulation | ExecutedSimulation;
@@ -114,6 +126,7 @@ export function simulateProgram(program: Program, options: SimulateOptions): Sim
       metrics: outcome.metrics,
       mission_trace: outcome.missionTrace,
       twin_replay: outcome.twinReplay,
+      path: outcome.frames.flatMap((f) => (f.state ? [{ sim_time_ms: f.sim_time_ms, x: f.state.pose.x, y: f.state.pose.y, theta: f.state.pose.theta }] : [])),
       ...(outcome.health ? { health: outcome.health } : {}),
     },
   };

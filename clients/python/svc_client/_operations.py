@@ -125,6 +125,7 @@ OPERATIONS: Dict[str, Operation] = {
     "explainProgram": Operation("explainProgram", "POST", "/v1/programs/explain", "read", False, (), ("file", "target", "all_targets", "include_runtime", "inject_health_faults", "traceability", "capabilities", "execute", "deterministic", "playback", "decision_trace", "record_trace", "from", "mode", "explain", "failed", "progress", "trigger"), (), "Plain-language explanation of a program or trace, by mode (docs/program-language.md §22)", "programs"),
     "auditProgramDecisions": Operation("auditProgramDecisions", "POST", "/v1/programs/audit/decisions", "read", False, (), ("file", "target", "all_targets", "include_runtime", "inject_health_faults", "traceability", "capabilities", "execute", "deterministic", "playback", "decision_trace", "record_trace", "from", "mode", "explain", "failed", "progress", "trigger"), (), "Decision records of a trace, with an optional explanation (docs/program-language.md §23)", "programs"),
     "listProgramTraces": Operation("listProgramTraces", "GET", "/v1/programs/traces", "read", False, (), (), ("file", "limit"), "Trace files under the project root, newest first (docs/program-language.md §18)", "programs"),
+    "listProgramFiles": Operation("listProgramFiles", "GET", "/v1/programs/files", "read", False, (), (), ("file", "limit"), "Program files (.sd) under the project root, by path, with the served program marked (docs/programs.md § Program files)", "programs"),
     "evaluateProgramContinuity": Operation("evaluateProgramContinuity", "POST", "/v1/programs/continuity", "read", False, (), ("file", "target", "all_targets", "include_runtime", "inject_health_faults", "traceability", "capabilities", "execute", "deterministic", "playback", "decision_trace", "record_trace", "from", "mode", "explain", "failed", "progress", "trigger"), (), "Mission continuity when a robot fails part-way: matching continuity policies, takeover robot, what is left (docs/program-language.md §30)", "programs"),
     "callRpc": Operation("callRpc", "POST", "/v1/rpc", "public", False, (), ("method", "params", "jsonrpc", "id"), (), "JSON-RPC gateway: call svc.v1.ControlCenter/<Rpc> with params.body_json (a JSON string), query and ids", "rpc"),
     "listOperatorMissions": Operation("listOperatorMissions", "GET", "/v1/operator/missions", "sensitive-read", False, (), (), (), "Missions of the entity registry with their lifecycle state, and the pending approvals", "operator"),
@@ -392,6 +393,7 @@ METHOD_NAMES: Dict[str, str] = {
     "explainProgram": "explain_program",
     "auditProgramDecisions": "audit_program_decisions",
     "listProgramTraces": "list_program_traces",
+    "listProgramFiles": "list_program_files",
     "evaluateProgramContinuity": "evaluate_program_continuity",
     "callRpc": "call_rpc",
     "listOperatorMissions": "list_operator_missions",
@@ -2562,6 +2564,24 @@ class GeneratedOperations:
             limit: integer
         """
         return self._invoke("listProgramTraces", (), None, {}, query, {"file": file, "limit": limit}, timeout)
+
+    def list_program_files(
+        self,
+        *,
+        query: Optional[Dict[str, Any]] = None,
+        file: Any = UNSET,
+        limit: Any = UNSET,
+        timeout: Optional[float] = None,
+    ) -> Any:
+        """Program files (.sd) under the project root, by path, with the served program marked (docs/programs.md § Program files)
+
+        `GET /v1/programs/files` · access: read · id: listProgramFiles
+
+        Query (keyword arguments, or a `query` dict they are merged into):
+            file: string
+            limit: integer
+        """
+        return self._invoke("listProgramFiles", (), None, {}, query, {"file": file, "limit": limit}, timeout)
 
     def evaluate_program_continuity(
         self,

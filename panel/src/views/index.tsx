@@ -4,6 +4,8 @@ import { Overview } from './overview.js';
 import { Devices } from './devices.js';
 import { Alerts } from './alerts.js';
 import { Entities } from './entities.js';
+import { Programs } from './programs.js';
+import { Recovery } from './recovery.js';
 
 export interface ViewEntry {
   /** The hash that names the view (`#/devices`) and its `data-view` attribute. */
@@ -18,4 +20,6 @@ export const VIEWS: readonly ViewEntry[] = [
   { id: 'devices', label: 'Devices', render: (s) => <Devices session={s} /> },
   { id: 'entities', label: 'Entities', render: (s) => <Entities session={s} /> },
   { id: 'alerts', label: 'Alerts & incidents', render: (s) => <Alerts session={s} /> },
+  { id: 'programs', label: 'Programs', render: (s) => <Programs session={s} /> },
+  { id: 'recovery', label: 'Recovery', render: (s) => <Recovery session={s} /> },
 ];

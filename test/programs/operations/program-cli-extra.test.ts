@@ -219,3 +219,15 @@ describe('svc replay --from', () => {
     expect(r.stderr).toContain("invalid offset 'T+1:75'");
   });
 });
+
+describe('svc programs files', () => {
+  it('lists the project\'s .sd files as text and JSON, the same listing as GET /v1/programs/files', () => {
+    const listed = json(['programs', 'files']);
+    expect(listed.code).toBe(0);
+    expect(listed.body.files.map((f: { path: string }) => f.path)).toEqual(['programs/dock.sd', 'programs/patrol.sd']);
+    expect(listed.body.count).toBe(2);
+    const text = svc(['programs', 'files']).stdout;
+    expect(text).toContain('2 program(s) under');
+    expect(text).toContain(`  programs/dock.sd (${fs.statSync(path.join(root, 'programs', 'dock.sd')).size} bytes)`);
+  });
+});

@@ -165,6 +165,37 @@ describe('program routes', () => {
     expect(src.status).toBe(400);
   });
 
+  it('lists the project\'s program files, the served one marked, never from hidden folders, node_modules or the state directory', async () => {
+    // A state directory inside the project (the default layout) must stay invisible (docs/security.md §5).
+    const stateDir = path.join(root, 'state-inside');
+    fs.mkdirSync(stateDir, { recursive: true });
+    fs.writeFileSync(path.join(stateDir, 'secret.sd'), 'robot S {}\n');
+    for (const dir of ['.hidden', 'node_modules/pkg']) {
+      fs.mkdirSync(path.join(root, dir), { recursive: true });
+      fs.writeFileSync(path.join(root, dir, 'x.sd'), 'robot X {}\n');
+    }
+    fs.writeFileSync(path.join(root, 'programs', 'notes.txt'), 'not a program');
+    const inside = await startAgent({ configPath: path.join(root, 'svc.toml'), programPath: path.join(root, 'programs', 'patrol.sd'), stateDir });
+    try {
+      const listed = await inside.json('/v1/programs/files');
+      expect(listed.status).toBe(200);
+      expect(listed.body.root).toBe('.');
+      const files = listed.body.files as Array<{ path: string; size_bytes: number; modified_ms: number; served: boolean }>;
+      // broken.sd and bad-token.sd are this suite's own fixtures: listed, since listing does not parse.
+      expect(files.map((f) => f.path)).toEqual(['programs/bad-token.sd', 'programs/broken.sd', 'programs/dock.sd', 'programs/patrol.sd']);
+      expect(files.filter((f) => f.served).map((f) => f.path)).toEqual(['programs/patrol.sd']);
+      expect(files.find((f) => f.path === 'programs/dock.sd')!.size_bytes).toBe(fs.statSync(path.join(root, 'programs', 'dock.sd')).size);
+      expect(listed.body.count).toBe(4);
+      expect(JSON.stringify(listed.body)).not.toContain(root);
+      expect((await inside.json('/v1/programs/files?limit=1')).body.files.map((f: { path: string }) => f.path)).toEqual(['programs/bad-token.sd']);
+      // Every listed path is what `file` takes.
+      const source = await inside.json('/v1/programs/source?file=programs/dock.sd');
+      expect(source.body.source).toBe(fs.readFileSync(path.join(root, 'programs', 'dock.sd'), 'utf8'));
+    } finally {
+      await inside.close();
+    }
+  });
+
   it('checks the source a trace names like any other path, and rejects malformed traces', async () => {
     const write = (name: string, content: unknown) =>
       fs.writeFileSync(path.join(root, 'programs', name), typeof content === 'string' ? content : JSON.stringify(content));

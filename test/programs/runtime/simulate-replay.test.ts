@@ -76,7 +76,13 @@ describe('simulateProgram', () => {
     const sim = simulateFile(file);
     expect(Object.keys(sim)).toEqual(['dry_run', 'status', 'event_count', 'log_count', 'has_trace', 'trace_path', 'decision_trace', 'result']);
     expect(sim).toMatchObject({ dry_run: false, status: 'completed', event_count: 40, log_count: 0, has_trace: false, trace_path: null, decision_trace: false });
-    expect(Object.keys(sim.result)).toEqual(['state', 'events', 'logs', 'metrics', 'mission_trace', 'twin_replay']);
+    expect(Object.keys(sim.result)).toEqual(['state', 'events', 'logs', 'metrics', 'mission_trace', 'twin_replay', 'path']);
+    // The trajectory: one pose per frame with a state, from the origin to the final pose (docs/program-language.md §16).
+    expect(sim.result.path).toHaveLength(41);
+    expect(sim.result.path[0]).toEqual({ sim_time_ms: 0, x: 0, y: 0, theta: 0 });
+    const last = sim.result.path[sim.result.path.length - 1]!;
+    expect({ x: last.x, y: last.y, theta: last.theta }).toEqual({ x: sim.result.state.pose.x, y: sim.result.state.pose.y, theta: sim.result.state.pose.theta });
+    expect(sim.result.path.every((p, i, all) => i === 0 || p.sim_time_ms >= all[i - 1]!.sim_time_ms)).toBe(true);
     expect(sim.result.events.slice(0, 2)).toEqual(['drive(0.90 m/s, 0.00 rad/s)', 'publish(/sentinel/status, PatrolStatus)']);
     expect(sim.result.events.filter((e) => e.startsWith('drive'))).toHaveLength(20);
     expect(Object.keys(sim.result.metrics)).toEqual(['tasks', 'triggers', 'pipelines', 'watchdogs', 'topics', 'providers', 'scheduler', 'execution', 'replay_frames']);

@@ -118,6 +118,7 @@ export const OPERATIONS = {
   explainProgram: { method: 'POST', path: '/v1/programs/explain', access: 'read', mutation: false, group: 'programs' },
   auditProgramDecisions: { method: 'POST', path: '/v1/programs/audit/decisions', access: 'read', mutation: false, group: 'programs' },
   listProgramTraces: { method: 'GET', path: '/v1/programs/traces', access: 'read', mutation: false, group: 'programs' },
+  listProgramFiles: { method: 'GET', path: '/v1/programs/files', access: 'read', mutation: false, group: 'programs' },
   evaluateProgramContinuity: { method: 'POST', path: '/v1/programs/continuity', access: 'read', mutation: false, group: 'programs' },
   callRpc: { method: 'POST', path: '/v1/rpc', access: 'public', mutation: false, group: 'rpc' },
   listOperatorMissions: { method: 'GET', path: '/v1/operator/missions', access: 'sensitive-read', mutation: false, group: 'operator' },
@@ -852,6 +853,11 @@ export type AuditProgramDecisionsBody = {
 };
 
 export type ListProgramTracesQuery = {
+  file?: string;
+  limit?: number;
+};
+
+export type ListProgramFilesQuery = {
   file?: string;
   limit?: number;
 };
@@ -2306,6 +2312,17 @@ export abstract class GeneratedOperations {
    */
   listProgramTraces(query?: ListProgramTracesQuery, options?: CallOptions): Promise<any> {
     return this.call('listProgramTraces', {}, { query, ...options });
+  }
+
+  /**
+   * Program files (.sd) under the project root, by path, with the served program marked (docs/programs.md § Program files)
+   *
+   * What the `file` of the other program operations may name: the panel's programs view picks from it. The state directory and hidden folders are not walked.
+   *
+   * `GET /v1/programs/files` · access: read
+   */
+  listProgramFiles(query?: ListProgramFilesQuery, options?: CallOptions): Promise<any> {
+    return this.call('listProgramFiles', {}, { query, ...options });
   }
 
   /**
