@@ -3,6 +3,9 @@ import type { Session } from '../api.js';
 import { Overview } from './overview.js';
 import { Devices } from './devices.js';
 import { Alerts } from './alerts.js';
+import { Rollouts } from './rollouts.js';
+import { Configuration } from './configuration.js';
+import { Audit } from './audit.js';
 
 export interface ViewEntry {
   /** The hash that names the view (`#/devices`) and its `data-view` attribute. */
@@ -16,4 +19,7 @@ export const VIEWS: readonly ViewEntry[] = [
   { id: 'overview', label: 'Overview', render: (s) => <Overview session={s} /> },
   { id: 'devices', label: 'Devices', render: (s) => <Devices session={s} /> },
   { id: 'alerts', label: 'Alerts & incidents', render: (s) => <Alerts session={s} /> },
+  { id: 'rollouts', label: 'Rollouts', render: (s) => <Rollouts session={s} /> },
+  { id: 'configuration', label: 'Configuration', render: (s) => <Configuration session={s} /> },
+  { id: 'audit', label: 'Audit', render: (s) => <Audit session={s} /> },
 ];
