@@ -246,6 +246,12 @@ describe.skipIf(!!CHROMIUM_MISSING)('rollouts, configuration and audit views', (
     const findings = await page.$$eval('[data-testid="findings"] tbody tr', (rows) => rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)));
     expect(findings.length).toBe(scans[0].finding_count);
     expect(findings).toContainEqual(['high', 'safety', expect.stringContaining('sentinel-air-probe'), expect.any(String)]);
+    // A whole-table change reads as its leaf differences, with the agent's message kept beside.
+    const diff = await page.$$eval('[data-testid="diff"] li', (lis) => lis.map((li) => li.textContent));
+    // (Publishing the snapshot wrote the pool's decisions, lifecycle and robot, into the devices fragment: the merged tree moved.)
+    expect(diff.length).toBeGreaterThan(0);
+    for (const line of diff) expect(line).toMatch(/^[-+~] devices\[[a-z0-9-]+\]/);
+    expect(diff).toContain('+ devices[sentinel-air-probe].lifecycle_state: "active"');
     await page.waitForSelector(`[data-testid="scans"] tr[data-scan="${scans[0].id}"]`);
     expect(await page.textContent(`tr[data-scan="${scans[0].id}"]`)).toContain(String(scans[0].finding_count));
     // "Check drift" (a read) gives the same report without recording it.
@@ -259,6 +265,8 @@ describe.skipIf(!!CHROMIUM_MISSING)('rollouts, configuration and audit views', (
   }, 60_000);
 
   it('audit: the records of the actions above are listed, the chain status matches GET /v1/audit/mutations, filters page the list, the export runs', async () => {
+    // More records than a page holds (25): test alerts, each an audited mutation.
+    for (let i = 0; i < 20; i++) expect((await call(a, 'POST', '/v1/alerts/test', KEYS.operator, { message: `audit paging ${i}` })).status).toBe(200);
     const page = await openPanel(SUPERVISOR, '#/audit');
     await page.waitForSelector('[data-testid="chain-status"]');
     const direct = await call(a, 'GET', '/v1/audit/mutations', SUPERVISOR);
@@ -272,6 +280,15 @@ describe.skipIf(!!CHROMIUM_MISSING)('rollouts, configuration and audit views', (
     // The newest record first, as the chain has it.
     const newest = direct.body.audit.records.at(-1).id;
     expect(await page.getAttribute('[data-testid="audit-records"] tbody tr:first-child', 'data-record')).toBe(newest);
+
+    // Pages of 25, newest first; the second page continues where the first stopped.
+    expect(direct.body.record_count).toBeGreaterThan(25);
+    expect(await page.textContent('[data-testid="audit-page"]')).toBe(`page 1 of ${Math.ceil(direct.body.record_count / 25)}`);
+    expect(await page.$$eval('[data-testid="audit-records"] tbody tr', (rows) => rows.length)).toBe(25);
+    await page.click('button:has-text("Older")');
+    const older = direct.body.audit.records.at(-26).id;
+    expect(await page.getAttribute('[data-testid="audit-records"] tbody tr:first-child', 'data-record')).toBe(older);
+    await page.click('button:has-text("Newer")');
 
     const rowsFor = async (filter: string) => {
       await page.fill('input[name="audit-search"]', filter);

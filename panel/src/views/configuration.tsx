@@ -61,6 +61,77 @@ interface DriftScan {
 
 const SEVERITY_ORDER = ['critical', 'high', 'medium', 'low', 'info'];
 
+const short = (v: unknown) => {
+  const t = JSON.stringify(v) ?? 'undefined';
+  return t.length > 80 ? `${t.slice(0, 77)}…` : t;
+};
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const idOf = (v: unknown) => (isRecord(v) && typeof v['id'] === 'string' ? v['id'] : null);
+
+/** Leaf differences between two JSON values; arrays of objects with an `id` compare by id. */
+function diffValues(path: string, a: unknown, b: unknown, out: string[]): void {
+  if (out.length >= 60 || JSON.stringify(a) === JSON.stringify(b)) return;
+  if (Array.isArray(a) && Array.isArray(b) && [...a, ...b].every((x) => idOf(x) !== null)) {
+    const before = new Map(a.map((x) => [idOf(x)!, x]));
+    const after = new Map(b.map((x) => [idOf(x)!, x]));
+    for (const id of before.keys()) if (!after.has(id)) out.push(`- ${path}[${id}]`);
+    for (const [id, x] of after) if (!before.has(id)) out.push(`+ ${path}[${id}]: ${short(x)}`);
+    for (const [id, x] of before) if (after.has(id)) diffValues(`${path}[${id}]`, x, after.get(id), out);
+    return;
+  }
+  if (isRecord(a) && isRecord(b)) {
+    for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+      if (!(k in b)) out.push(`- ${path}.${k}: ${short(a[k])}`);
+      else if (!(k in a)) out.push(`+ ${path}.${k}: ${short(b[k])}`);
+      else diffValues(`${path}.${k}`, a[k], b[k], out);
+    }
+    return;
+  }
+  out.push(`~ ${path}: ${short(a)} → ${short(b)}`);
+}
+
+/**
+ * A long change message `~ key: <old JSON> -> <new JSON>` (a whole table or array changed) as the
+ * leaf differences, for reading only: the agent's message stays the reference and is shown beside
+ * (docs/operations.md § Drift says not to rely on the message format, so anything that does not
+ * read cleanly falls back to the message as it is).
+ */
+function changeLines(message: string): string[] | null {
+  const m = /^~ ([^:]+): ([\s\S]*)$/.exec(message);
+  if (!m) return null;
+  const rest = m[2]!;
+  for (let i = rest.indexOf(' -> '); i >= 0; i = rest.indexOf(' -> ', i + 1)) {
+    try {
+      const out: string[] = [];
+      diffValues(m[1]!, JSON.parse(rest.slice(0, i)), JSON.parse(rest.slice(i + 4)), out);
+      return out.length ? out : null;
+    } catch {
+      /* not this arrow: a value's text contained one */
+    }
+  }
+  return null;
+}
+
+function Change({ message }: { message: string }) {
+  const lines = message.length > 160 ? changeLines(message) : null;
+  if (!lines) return <>{message}</>;
+  return (
+    <>
+      <ul class="diff" data-testid="diff">
+        {lines.map((l, i) => (
+          <li key={i} class={`diff-${l[0] === '+' ? 'add' : l[0] === '-' ? 'del' : 'chg'}`}>
+            {l}
+          </li>
+        ))}
+      </ul>
+      <details>
+        <summary class="muted small">the agent's message ({message.length} characters)</summary>
+        {message}
+      </details>
+    </>
+  );
+}
+
 /**
  * A drift report read by a person: the verdict, counts per dimension, then each finding with its
  * severity, dimension and path. The change messages (`~ a.b: old -> new`, `+ a.b`, `- a.b`) are
@@ -96,7 +167,9 @@ function DriftReportView({ report, title }: { report: DriftReport; title: string
                   <span class={`sev sev-${f.severity}`}>{f.severity}</span>
                 </td>
                 <td>{f.dimension}</td>
-                <td class="wrap mono">{f.message}</td>
+                <td class="wrap mono">
+                  <Change message={f.message} />
+                </td>
                 <td class="mono">{f.path ?? '—'}</td>
               </tr>
             ))}

@@ -297,7 +297,7 @@ function NewRollout({ session, onStarted, onFinished, busy }: { session: Session
         </label>
         <label class="wide">
           Targets (robot@hardware, one a line; empty: the program's deploy declarations)
-          <textarea name="targets" rows={3} value={form.targets} onInput={(e) => set({ targets: e.currentTarget.value })} />
+          <textarea name="targets" rows={4} value={form.targets} onInput={(e) => set({ targets: e.currentTarget.value })} />
         </label>
       </div>
       <div class="actions">
