@@ -497,7 +497,7 @@ export function Configuration({ session }: { session: Session }) {
           </table>
         )}
       </div>
-      {!deploy && !approve && <p class="muted small">Saving snapshots and requesting approvals need Deploy, votes need Approve, a recorded drift scan needs Operate; the {session.role} role can read.</p>}
+      {!deploy && !approve && <p class="muted small">Saving snapshots and requesting approvals need Deploy, votes need Approve, a recorded drift scan needs Operate; the {session.role} role can read{operate ? ' and run drift scans' : ''}.</p>}
     </section>
   );
 }
