@@ -243,7 +243,7 @@ describe.skipIf(!!CHROMIUM_MISSING)('rollouts, configuration and audit views', (
     expect(scans).toHaveLength(1);
     expect(scans[0]).toMatchObject({ baseline_id: snapshotId, passed: false, triggered_alert: true });
     expect(await page.getAttribute('[data-testid="drift-report"]', 'data-passed')).toBe('false');
-    const findings = await page.$$eval('[data-testid="findings"] tbody tr', (rows) => rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)));
+    const findings = await page.$$eval('[data-testid="findings"] tbody tr', (rows) => rows.map((r) => Array.from(r.querySelectorAll('td'), (td) => (td as { textContent: string | null }).textContent)));
     expect(findings.length).toBe(scans[0].finding_count);
     expect(findings).toContainEqual(['high', 'safety', expect.stringContaining('sentinel-air-probe'), expect.any(String)]);
     // A whole-table change reads as its leaf differences, with the agent's message kept beside.
