@@ -134,7 +134,9 @@ describe.skipIf(!!CHROMIUM_MISSING)('rollouts, configuration and audit views', (
     for (;;) {
       const status = await page.evaluate(() => document.querySelector('[data-testid="rollout-status"]')?.textContent ?? null);
       const batches = await batchesInView(page);
-      seen.add(`${status}:${batches.map((b) => b.verdict).join(',')}`);
+      const state = `${status}:${batches.map((b) => b.verdict).join(',')}`;
+      if (status === 'running' && state.includes('passed') && ![...seen].some((x) => x.startsWith('running:') && x.includes('passed'))) await shot(page, 'rollouts-running');
+      seen.add(state);
       if (status === 'succeeded') break;
       expect(performance.now() - t0, `rollout did not finish in the view; seen ${[...seen].join(' | ')}`).toBeLessThan(20_000);
       await page.waitForTimeout(150);

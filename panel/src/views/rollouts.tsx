@@ -95,15 +95,19 @@ function BatchCard({ rollout, index, planned }: { rollout: RolloutResult; index:
         </span>
         <span class={`pill pill-${verdict}`}>{verdict}</span>
       </div>
-      <div class="progress" title={`${deployed} deployed, ${bad} failed, ${moving} in progress of ${steps.length}`}>
-        <span class="bar-ok" style={{ width: `${(deployed / n) * 100}%` }} />
-        <span class="bar-bad" style={{ width: `${(bad / n) * 100}%` }} />
-        <span class="bar-moving" style={{ width: `${(moving / n) * 100}%` }} />
-      </div>
-      <p class="muted small" data-testid="batch-progress">
-        {deployed}/{steps.length} deployed{bad ? `, ${bad} failed or rolled back` : ''}
-        {moving ? `, ${moving} in progress` : ''}
-      </p>
+      {!planned && (
+        <>
+          <div class="progress" title={`${deployed} deployed, ${bad} failed, ${moving} in progress of ${steps.length}`}>
+            <span class="bar-ok" style={{ width: `${(deployed / n) * 100}%` }} />
+            <span class="bar-bad" style={{ width: `${(bad / n) * 100}%` }} />
+            <span class="bar-moving" style={{ width: `${(moving / n) * 100}%` }} />
+          </div>
+          <p class="muted small" data-testid="batch-progress">
+            {deployed}/{steps.length} deployed{bad ? `, ${bad} failed or rolled back` : ''}
+            {moving ? `, ${moving} in progress` : ''}
+          </p>
+        </>
+      )}
       <table class="steps">
         <thead>
           <tr>
@@ -332,7 +336,7 @@ function NewRollout({ session, onStarted, onFinished, busy }: { session: Session
       )}
       {plan && (
         <div data-testid="plan">
-          <h3>Plan</h3>
+          <h3 class="sub">Plan</h3>
           <p class="muted small">
             Program {plan.program ?? '—'}; phases {plan.rollout.phases.join(' → ')} %
             {plan.certification_proof?.summary ? `; certification: ${plan.certification_proof.summary}` : ''}
