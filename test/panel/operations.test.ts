@@ -174,7 +174,7 @@ describe.skipIf(!!CHROMIUM_MISSING)('rollouts, configuration and audit views', (
 
   let snapshotId = '';
 
-  it('configuration: a snapshot saved in the view is listed (and in GET /v1/config/snapshots); an approval with a quorum of 2 gets its votes from two administrators', async () => {
+  it('configuration: a snapshot saved in the view is listed (and in GET /v1/config/snapshots); an approval with a quorum of 2 gets its votes from two administrators; another is rejected', async () => {
     const page = await openPanel(SUPERVISOR, '#/configuration');
     await page.waitForSelector('[data-testid="save-snapshot"]');
     await page.fill('input[name="snapshot-label"]', 'before the night shift');
@@ -224,7 +224,19 @@ describe.skipIf(!!CHROMIUM_MISSING)('rollouts, configuration and audit views', (
     const decided = (await call(a, 'GET', '/v1/config/approvals', SUPERVISOR)).body.approvals[0];
     expect(decided).toMatchObject({ status: 'approved' });
     expect(decided.approvals.map((v: { approver: string }) => v.approver)).toEqual([KEY_IDS.administrator, 'env-default']);
+    // A second request, rejected from the view: final, no votes left to cast.
+    const again = await call(a, 'POST', '/v1/config/approvals', SUPERVISOR, { snapshot_id: snapshotId, note: 'not tonight' });
+    expect(again.status).toBe(200);
+    const rejectId: string = again.body.approval.id;
+    await second.reload();
+    await second.waitForSelector(`tr[data-approval="${rejectId}"] button:has-text("Reject")`);
+    await second.click(`tr[data-approval="${rejectId}"] button:has-text("Reject")`);
+    await second.waitForFunction((id) => document.querySelector(`tr[data-approval="${id}"] [data-testid="approval-status"]`)?.textContent === 'rejected', rejectId);
+    expect(await second.textContent('[data-testid="config-message"]')).toBe(`Rejected ${rejectId}.`);
+    expect((await call(a, 'GET', '/v1/config/approvals', SUPERVISOR)).body.approvals[1]).toMatchObject({ id: rejectId, status: 'rejected', resolver: 'env-default' });
     // The history lists the snapshot and the votes.
+    await second.reload();
+    await second.waitForSelector('[data-testid="config-history"]');
     const history = await second.textContent('[data-testid="config-history"]');
     expect(history).toContain('snapshot');
     expect(history).toContain('env-default');
