@@ -58,7 +58,10 @@ async function startDeployAgents(): Promise<string> {
       if (m[2] === 'rollout') {
         const parsed = JSON.parse(body) as { target: string; version: string };
         installs.push(`${m[1]} ${parsed.version}`);
-        setTimeout(() => res.end(JSON.stringify({ ok: true, target: parsed.target, version: parsed.version })), INSTALL_MS);
+        // A version ending in "-bad" is refused by a3 (a failing batch, for the halted rollout).
+        const refuse = m[1] === 'a3' && parsed.version.endsWith('-bad');
+        const answer = refuse ? { ok: false, target: parsed.target, version: 'previous', error: 'disk full' } : { ok: true, target: parsed.target, version: parsed.version };
+        setTimeout(() => res.end(JSON.stringify(answer)), refuse ? 0 : INSTALL_MS);
         return;
       }
       if (m[2] === 'readiness') return res.end(JSON.stringify({ readiness: { mission_ready: true } }));
@@ -326,6 +329,30 @@ describe.skipIf(!!CHROMIUM_MISSING)('rollouts, configuration and audit views', (
     expect(download.suggestedFilename()).toMatch(/^audit-.*\.jsonl$/);
     expect(await page.textContent('[data-testid="export-message"]')).toMatch(/^Exported \d+ records as JSONL\.$/);
     await shot(page, 'audit');
+    await page.context().close();
+  }, 60_000);
+
+  it('rollouts: a halted rollout shows its reason, the failed batch, the rolled-back targets and the batches it never reached', async () => {
+    const assignments = TARGETS.map((robot_name) => ({ robot_name, hardware: 'Pi' }));
+    const r = await call(a, 'POST', '/v1/ota/execute', SUPERVISOR, { strategy: 'canary', canary_percent: 25, version: '2026.12-bad', assignments, disruption_budget: 1, rollback_on_readiness_fail: true });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ halted: true, rollout: { success: false } });
+    const page = await openPanel(KEYS.auditor, '#/rollouts');
+    await page.waitForFunction(() => document.querySelector('[data-testid="rollout-status"]')?.textContent === 'failed');
+    expect(await page.textContent('[data-testid="current-rollout"] dd.error')).toBe(r.body.halt_reason);
+    const shown = await batchesInView(page);
+    // The canary batch passed, then was rolled back when batch 2 failed.
+    expect(shown.map((b) => b.verdict)).toEqual(['rolled_back', 'halted']);
+    expect(shown).toEqual(
+      r.body.rollout.batches.map((b: { index: number }, i: number) => ({
+        index: b.index,
+        verdict: shown[i]!.verdict,
+        steps: r.body.rollout.steps.filter((s: { batch: number }) => s.batch === b.index).map((s: { target: string; status: string }) => [s.target, s.status]),
+      })),
+    );
+    expect(shown.flatMap((b) => b.steps.map((x) => x[1]))).toContain('failed');
+    expect(shown.flatMap((b) => b.steps.map((x) => x[1]))).toContain('rolled_back');
+    await shot(page, 'rollouts-halted');
     await page.context().close();
   }, 60_000);
 

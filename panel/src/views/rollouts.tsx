@@ -84,7 +84,23 @@ function BatchCard({ rollout, index, planned }: { rollout: RolloutResult; index:
   const threshold = rollout.success_threshold ?? 1;
   const finished = steps.length > 0 && steps.every((s) => DONE.has(s.status));
   const passed = finished && deployed / n >= threshold;
-  const verdict = planned ? 'planned' : !finished ? (moving > 0 ? 'running' : 'waiting') : passed ? 'passed' : skipped === steps.length ? 'skipped' : 'halted';
+  const failedHere = steps.some((s) => s.status === 'failed' || s.status === 'interrupted');
+  // A batch that passed but was undone by a later batch's failure reads "rolled back", not "halted".
+  const verdict = planned
+    ? 'planned'
+    : !finished
+      ? moving > 0
+        ? 'running'
+        : 'waiting'
+      : passed
+        ? 'passed'
+        : failedHere
+          ? 'halted'
+          : steps.some((s) => s.status === 'rolled_back')
+            ? 'rolled_back'
+            : skipped === steps.length
+              ? 'skipped'
+              : 'halted';
   return (
     <div class="batch" data-batch={index} data-verdict={verdict}>
       <div class="batch-head">
@@ -93,7 +109,7 @@ function BatchCard({ rollout, index, planned }: { rollout: RolloutResult; index:
           {meta ? `${meta.phase_percent} %` : ''} · {steps.length} target{steps.length === 1 ? '' : 's'} · gate ≥ {Math.round(threshold * 100)} % deployed
           {meta?.condition ? ` · ${meta.condition}` : ''}
         </span>
-        <span class={`pill pill-${verdict}`}>{verdict}</span>
+        <span class={`pill pill-${verdict}`}>{verdict.replace('_', ' ')}</span>
       </div>
       {!planned && (
         <>
