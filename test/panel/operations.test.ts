@@ -343,11 +343,13 @@ describe.skipIf(!!CHROMIUM_MISSING)('rollouts, configuration and audit views', (
     const shown = await batchesInView(page);
     // The canary batch passed, then was rolled back when batch 2 failed.
     expect(shown.map((b) => b.verdict)).toEqual(['rolled_back', 'halted']);
+    const status = (await call(a, 'GET', '/v1/ota/status', KEYS.auditor)).body.rollout;
+    expect(status).toMatchObject({ status: 'failed', halted: true, halt_reason: r.body.halt_reason });
     expect(shown).toEqual(
-      r.body.rollout.batches.map((b: { index: number }, i: number) => ({
+      status.rollout.batches.map((b: { index: number }, i: number) => ({
         index: b.index,
         verdict: shown[i]!.verdict,
-        steps: r.body.rollout.steps.filter((s: { batch: number }) => s.batch === b.index).map((s: { target: string; status: string }) => [s.target, s.status]),
+        steps: status.rollout.steps.filter((s: { batch: number }) => s.batch === b.index).map((s: { target: string; status: string }) => [s.target, s.status]),
       })),
     );
     expect(shown.flatMap((b) => b.steps.map((x) => x[1]))).toContain('failed');
