@@ -226,6 +226,9 @@ export class OtaService {
       // Additive: the schedule a client can show.
       phases: sched.phases,
       batches: sched.batches.map((b) => ({ index: b.index, phase_percent: b.phase_percent, targets: b.steps.length, ...(b.condition ? { condition: b.condition } : {}) })),
+      // Additive (docs/operations.md § Strategies): the batch gate and the disruption bound the execution applies.
+      success_threshold: body.success_threshold ?? 1,
+      disruption_budget: body.disruption_budget ?? null,
     };
   }
 

@@ -33,6 +33,9 @@ export interface RolloutResult {
   success: boolean;
   phases: number[];
   batches?: { index: number; phase_percent: number; targets: number; condition?: string }[];
+  /** Additive: the gate each batch must pass (share deployed) and the bound on targets down at once, so a client can show them. */
+  success_threshold?: number;
+  disruption_budget?: number | null;
 }
 
 export interface ActiveRollout {

@@ -80,6 +80,9 @@ describe('OTA execution batches: thresholds, disruption budget, blue/green', () 
     const { a, fake, assignments } = await setup({ a3: 'not_ready' });
     const r = await a.json('/v1/ota/execute', post({ strategy: 'staged', version: '4.1', assignments, phases: [50, 100], success_threshold: 0.5 }, ADMIN));
     expect(r.body.rollout.steps.map((s: any) => s.status)).toEqual(['deployed', 'deployed', 'failed', 'deployed']);
+    // The gate and the bound travel with the rollout (and its status), for clients that show them.
+    expect(r.body.rollout).toMatchObject({ success_threshold: 0.5, disruption_budget: null });
+    expect((await a.json('/v1/ota/status', bearer(ADMIN))).body.rollout.rollout).toMatchObject({ success_threshold: 0.5, disruption_budget: null });
     expect(r.body.rollout.steps[2].detail).toBe('not ready after the update: agent reports not mission ready (left updated)');
     expect(r.body).toMatchObject({ halted: false, rollout: { success: false } });
     expect(fake.calls.filter((c) => c.startsWith('rollback'))).toEqual([]);
@@ -95,6 +98,7 @@ describe('OTA execution batches: thresholds, disruption budget, blue/green', () 
       ['skipped', 'disruption budget exhausted'],
     ]);
     expect(r.body.halt_reason).toBe('disruption budget of 1 failed target(s) reached in batch 1');
+    expect(r.body.rollout).toMatchObject({ success_threshold: 1, disruption_budget: 1 });
     expect(fake.calls).toEqual(['rollout a1']);
   });
 

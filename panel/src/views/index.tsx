@@ -6,6 +6,9 @@ import { Alerts } from './alerts.js';
 import { Entities } from './entities.js';
 import { Programs } from './programs.js';
 import { Recovery } from './recovery.js';
+import { Rollouts } from './rollouts.js';
+import { Configuration } from './configuration.js';
+import { Audit } from './audit.js';
 
 export interface ViewEntry {
   /** The hash that names the view (`#/devices`) and its `data-view` attribute. */
@@ -22,4 +25,7 @@ export const VIEWS: readonly ViewEntry[] = [
   { id: 'alerts', label: 'Alerts & incidents', render: (s) => <Alerts session={s} /> },
   { id: 'programs', label: 'Programs', render: (s) => <Programs session={s} /> },
   { id: 'recovery', label: 'Recovery', render: (s) => <Recovery session={s} /> },
+  { id: 'rollouts', label: 'Rollouts', render: (s) => <Rollouts session={s} /> },
+  { id: 'configuration', label: 'Configuration', render: (s) => <Configuration session={s} /> },
+  { id: 'audit', label: 'Audit', render: (s) => <Audit session={s} /> },
 ];
