@@ -7,6 +7,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
 import { parseJsonObject } from '../agent/core/json-body.js';
+import { isPanelPath, panelResponse } from '../agent/core/panel-files.js';
 import { parseInput } from '../agent/core/validate.js';
 import { ApiError, badRequest, forbidden, notFound, payloadTooLarge, tenantMismatch, unauthorized } from '../agent/core/errors.js';
 import { ApiKeyStore, assignableRole, ENV_KEY_ID } from '../agent/security/api-keys.js';
@@ -233,6 +234,16 @@ export class Relay {
     });
     app.notFound((c) => errorJson(c, notFound()));
 
+    // The web panel (docs/panel.md § Relay): the same build the agent serves, at the same paths, its
+    // page marked `svc-served-by: relay` so it opens the fleet view. The files are public, as on the agent.
+    app.use('*', async (c, next) => {
+      const pathname = new URL(c.req.url).pathname;
+      if ((c.req.method === 'GET' || c.req.method === 'HEAD') && isPanelPath(pathname)) {
+        return (await panelResponse(c.req.method, pathname, {}, undefined, { servedBy: 'relay' })) ?? errorJson(c, notFound());
+      }
+      await next();
+    });
+
     app.get(getRelayHealth.path, (c) =>
       c.json({ version: API_VERSION, ok: true, status: 'ok', node: this.node, broker: this.broker ? 'embedded' : 'external', mqtt_connected: this.trunk?.connected ?? false, agents_known: this.presence.size }),
     );
@@ -305,6 +316,9 @@ export class Relay {
       return c.json({ version: API_VERSION, ok: true, path: target, results, succeeded: results.length - failed, failed });
     });
 
+    // `/agents/{id}` → `/agents/{id}/`: the agent's panel refers to its files relatively.
+    app.get('/agents/:agent_id', (c) => new Response(null, { status: 308, headers: { location: `${encodeURIComponent(c.req.param('agent_id'))}/` } }));
+
     app.all('/agents/:agent_id/*', async (c) => {
       const agentId = c.req.param('agent_id') ?? '';
       const caller = await this.caller(c.req.header('authorization'));
@@ -312,7 +326,9 @@ export class Relay {
       const url = new URL(c.req.url);
       const prefix = `/agents/${encodeURIComponent(agentId)}`;
       const rest = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : '';
-      if (!rest.startsWith('/v1/') && rest !== '/v1') throw notFound();
+      // The agent's API, and its panel's files (GET/HEAD) so its panel opens through the relay (docs/panel.md § Relay).
+      const panelFile = (c.req.method === 'GET' || c.req.method === 'HEAD') && isPanelPath(rest);
+      if (!rest.startsWith('/v1/') && rest !== '/v1' && !panelFile) throw notFound();
       const headers: Record<string, string> = {};
       c.req.raw.headers.forEach((v, k) => {
         if (!DROP_REQUEST.has(k.toLowerCase())) headers[k.toLowerCase()] = v;

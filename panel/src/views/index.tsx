@@ -3,12 +3,19 @@ import type { Session } from '../api.js';
 import { Overview } from './overview.js';
 import { Devices } from './devices.js';
 import { Alerts } from './alerts.js';
+import { Admin } from './admin.js';
+import { Fleet } from './fleet.js';
+import { isAdministrator } from '../api.js';
 
 export interface ViewEntry {
   /** The hash that names the view (`#/devices`) and its `data-view` attribute. */
   id: string;
   label: string;
   render: (session: Session) => JSX.Element;
+  /** Listed only when this is true for the signed-in principal (e.g. administrators only); default always. */
+  visible?: (session: Session) => boolean;
+  /** Where the view exists: on an agent (default) or on a relay's page (docs/panel.md § Relay). */
+  on?: 'agent' | 'relay';
 }
 
 /** The views of this build, in navigation order (docs/panel.md § Views). One line per view. */
@@ -16,4 +23,12 @@ export const VIEWS: readonly ViewEntry[] = [
   { id: 'overview', label: 'Overview', render: (s) => <Overview session={s} /> },
   { id: 'devices', label: 'Devices', render: (s) => <Devices session={s} /> },
   { id: 'alerts', label: 'Alerts & incidents', render: (s) => <Alerts session={s} /> },
+  { id: 'admin', label: 'Admin', render: (s) => <Admin session={s} />, visible: isAdministrator },
+  { id: 'fleet', label: 'Fleet', render: (s) => <Fleet session={s} />, on: 'relay' },
 ];
+
+/** The views the signed-in principal may open here: an agent's or a relay's, filtered by `visible`. */
+export function viewsFor(session: Session): readonly ViewEntry[] {
+  const here = session.relayTenant !== undefined ? 'relay' : 'agent';
+  return VIEWS.filter((v) => (v.on ?? 'agent') === here && (!v.visible || v.visible(session)));
+}
