@@ -65,9 +65,16 @@ export function App() {
           ))}
         </nav>
         <span class="who" data-testid="who">
-          {session.relayTenant !== undefined ? `tenant ${session.relayTenant}` : (session.userId ?? session.keyId ?? 'signed in')} ·{' '}
-          <strong>{session.role}</strong>
-          {session.kind === 'session' && <span class="muted"> (OIDC)</span>}
+          {session.relayTenant !== undefined ? (
+            <>
+              relay key · tenant <strong>{session.relayTenant}</strong>
+            </>
+          ) : (
+            <>
+              {session.userId ?? session.keyId ?? 'signed in'} · <strong>{session.role}</strong>
+              {session.kind === 'session' && <span class="muted"> (OIDC)</span>}
+            </>
+          )}
           <button
             class="link"
             onClick={() => {
