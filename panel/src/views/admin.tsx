@@ -175,7 +175,8 @@ function ApiKeys({ session }: { session: Session }) {
                       class="danger"
                       onClick={() => {
                         // Revoking is immediate and final: every client holding the token loses access.
-                        if (window.confirm(`Revoke key ${k.key_id}? Every client using it loses access at once.`)) {
+                        const own = k.key_id === session.keyId ? ' This is the key you are signed in with: this panel loses access too.' : '';
+                        if (window.confirm(`Revoke key ${k.key_id}? Every client using it loses access at once.${own}`)) {
                           setCreated(null);
                           void run(() => c.deleteAdminApiKey(k.key_id));
                         }
@@ -343,7 +344,9 @@ function Oidc({ session }: { session: Session }) {
         issuer: draft.issuer.trim(),
         client_id: draft.client_id.trim(),
         group_role_map: textToMap(draft.map),
-        ...(draft.redirect_uri.trim() ? { redirect_uri: draft.redirect_uri.trim() } : {}),
+        // The shown redirect URI may be the agent's default (docs/security-oidc.md § Redirect URI
+        // resolution): it is stored only when changed here, so the default keeps following its source.
+        ...(draft.redirect_uri.trim() && draft.redirect_uri.trim() !== (settings.data?.redirect_uri ?? '') ? { redirect_uri: draft.redirect_uri.trim() } : {}),
         ...(secret ? { client_secret: secret } : {}),
       }),
     );
@@ -399,7 +402,8 @@ function Oidc({ session }: { session: Session }) {
             <input name="oidc-redirect-uri" value={draft.redirect_uri} placeholder="https://<agent>/admin/oauth/oidc/callback" onInput={(e) => setDraft({ ...draft, redirect_uri: e.currentTarget.value })} />
           </label>
           <label>
-            Group → role (one <code>group: role</code> per line; roles: {ROLES.join(', ')})
+            Group → role, one “group: role” per line
+            <span class="muted small">roles: {ROLES.join(', ')}; the first of a person's groups found here gives the role</span>
             <textarea name="oidc-group-map" rows={4} value={draft.map} onInput={(e) => setDraft({ ...draft, map: e.currentTarget.value })} />
           </label>
           <div>
