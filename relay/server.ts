@@ -7,7 +7,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
 import { parseJsonObject } from '../agent/core/json-body.js';
-import { isPanelPath, panelResponse } from '../agent/core/panel-files.js';
+import { isPanelPath, markServedBy, PANEL_PAGE_PATHS, panelResponse } from '../agent/core/panel-files.js';
 import { parseInput } from '../agent/core/validate.js';
 import { ApiError, badRequest, forbidden, notFound, payloadTooLarge, tenantMismatch, unauthorized } from '../agent/core/errors.js';
 import { ApiKeyStore, assignableRole, ENV_KEY_ID } from '../agent/security/api-keys.js';
@@ -346,7 +346,12 @@ export class Relay {
       const out = new Headers();
       for (const [k, v] of Object.entries(res.headers)) if (!DROP_RESPONSE.has(k.toLowerCase()) && typeof v === 'string') out.set(k, v);
       out.set('x-svc-relay-node', this.node);
-      const bytes = res.body_b64 ? Buffer.from(res.body_b64, 'base64') : null;
+      let bytes: Buffer | null = res.body_b64 ? Buffer.from(res.body_b64, 'base64') : null;
+      // The agent's page, marked as reached through this relay: its panel then signs in with relay
+      // keys only and offers no OIDC sign-in (whose session the relay would not know; docs/panel.md).
+      if (bytes && panelFile && PANEL_PAGE_PATHS.has(rest) && res.status === 200 && /^text\/html/.test(out.get('content-type') ?? '')) {
+        bytes = markServedBy(bytes, 'relay-agent');
+      }
       const noBody = res.status === 204 || res.status === 304 || c.req.method === 'HEAD' || res.status < 200;
       return new Response(noBody ? null : bytes, { status: res.status, headers: out });
     });

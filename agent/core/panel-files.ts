@@ -37,13 +37,17 @@ const PAGE_CSP =
 export interface PanelServeOptions {
   /**
    * Marks the page with `<meta name="svc-served-by" content="…">`: the relay serves the same build
-   * with `relay`, and the panel then opens its fleet view (docs/panel.md § Relay). The agent adds nothing.
+   * with `relay`, and the panel then opens its fleet view (docs/panel.md § Served by a relay). The
+   * agent adds nothing.
    */
-  servedBy?: 'relay';
+  servedBy?: PanelMark;
 }
 
+/** `relay`: the relay's own page; `relay-agent`: an agent's page forwarded by the relay at `/agents/<id>/`. */
+export type PanelMark = 'relay' | 'relay-agent';
+
 /** The page with the served-by mark right after `<head>` (the build's page always has one). */
-function markServedBy(page: Buffer, servedBy: string): Buffer {
+export function markServedBy(page: Buffer, servedBy: PanelMark): Buffer {
   const html = page.toString('utf8');
   const at = html.indexOf('<head>');
   if (at < 0) return page;

@@ -66,11 +66,24 @@ export async function signIn(apiKey: string, kind: CredentialKind = 'key'): Prom
 
 /**
  * What served this page: an agent, or a relay (docs/panel.md § Relay). A relay serves the same build
- * with `<meta name="svc-served-by" content="relay">` added to the page; the agent's page (directly or
- * through the relay at `/agents/<id>/`) has none. Read from the page itself: no request needed.
+ * with `<meta name="svc-served-by" content="relay">` added to the page; the agent's own page has
+ * none (`relay-agent` when the relay forwards it). Read from the page itself: no request needed.
  */
 export function servedBy(): 'agent' | 'relay' {
-  return document.querySelector('meta[name="svc-served-by"]')?.getAttribute('content') === 'relay' ? 'relay' : 'agent';
+  return pageMark() === 'relay' ? 'relay' : 'agent';
+}
+
+/**
+ * True for an agent's page forwarded by a relay (`/agents/<id>/`, marked `relay-agent` by the relay):
+ * the credential is then a relay key (the relay resolves it and the agent sees its on-behalf-of
+ * principal), and OIDC sign-in is not offered (the relay would not know the agent's session token).
+ */
+export function throughRelay(): boolean {
+  return pageMark() === 'relay-agent';
+}
+
+function pageMark(): string | null {
+  return document.querySelector('meta[name="svc-served-by"]')?.getAttribute('content') ?? null;
 }
 
 /**

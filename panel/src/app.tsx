@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { describeError, forgetKey, servedBy, signIn, signInRelay, storedKey, storedKind, SvcClient, baseUrl, type Session } from './api.js';
+import { describeError, forgetKey, servedBy, signIn, signInRelay, storedKey, storedKind, SvcClient, baseUrl, throughRelay, type Session } from './api.js';
 import { providerName, refreshOidcSession, secondsLeft, signInWithOidc } from './components/oidc-signin.js';
 import { viewsFor } from './views/index.js';
 
@@ -35,7 +35,8 @@ export function App() {
   // An OIDC session token is short-lived: it is exchanged for a new one a minute before it expires.
   useEffect(() => {
     if (!session || session.kind !== 'session') return;
-    const left = secondsLeft(session.client.apiKey ?? '') ?? 0;
+    const left = secondsLeft(session.client.apiKey ?? '');
+    if (left === null) return;
     const t = window.setTimeout(
       () => {
         refreshOidcSession(session).then(setSession, () => {
@@ -98,8 +99,8 @@ function SignIn({ served, onSession }: { served: Served; onSession: (s: Session)
   // OIDC login is the agent's (GET /v1/auth/config); a relay has none.
   const [oidc, setOidc] = useState<{ issuer: string | null } | null>(null);
   useEffect(() => {
-    // Offline (the cached shell) there is no agent to ask.
-    if (served !== 'agent' || !navigator.onLine) return;
+    // Offline (the cached shell) there is no agent to ask; through a relay only relay keys work.
+    if (served !== 'agent' || throughRelay() || !navigator.onLine) return;
     new SvcClient({ baseUrl: baseUrl() })
       .getAuthConfig()
       .then((cfg: { oidc_login_enabled?: boolean; issuer?: string | null }) => setOidc(cfg.oidc_login_enabled ? { issuer: cfg.issuer ?? null } : null))
@@ -125,6 +126,7 @@ function SignIn({ served, onSession }: { served: Served; onSession: (s: Session)
     <form class="signin card" onSubmit={submit}>
       <h1>svc control center</h1>
       {served === 'relay' && <p class="muted">Fleet relay: sign in with a key of this relay.</p>}
+      {throughRelay() && <p class="muted">This agent is reached through a relay: sign in with a key of the relay.</p>}
       <label>
         API key
         <input type="password" name="api-key" autocomplete="off" value={key} onInput={(e) => setKey(e.currentTarget.value)} required />
@@ -142,7 +144,7 @@ function SignIn({ served, onSession }: { served: Served; onSession: (s: Session)
           {error}
         </p>
       )}
-      <p class="muted">The credential stays in this tab (session storage) and is sent only to {served === 'relay' ? 'this relay' : 'this agent'}.</p>
+      <p class="muted">The credential stays in this tab (session storage) and is sent only to {served === 'relay' || throughRelay() ? 'this relay' : 'this agent'}.</p>
     </form>
   );
 }

@@ -35,7 +35,8 @@ async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
 }
 
 beforeAll(async () => {
-  a = (await startPanelAgent()).agent;
+  // Short sessions (66 s), so the panel's refresh of its OIDC session token (a minute before expiry) shows within the test.
+  a = (await startPanelAgent({ SVC_SESSION_TTL_SECS: '66' })).agent;
   idp = await startOidcProvider({ redirectUri: `${a.baseUrl}${CALLBACK_PATH}`, accounts: ACCOUNTS });
   if (CHROMIUM_MISSING) return;
   browser = await launchChromium();
@@ -266,6 +267,14 @@ describe('OIDC sign-in through the landing page', () => {
     for (const g of idp.grants) {
       if (g.access_token) expect(stored[0]).not.toBe(g.access_token);
     }
+
+    // A minute before it expires the panel exchanges its session token for a new one (POST /v1/auth/session/refresh).
+    await timed('session refresh', () =>
+      page.waitForFunction((old) => { const t = window.sessionStorage.getItem('svc.panel.apiKey'); return t !== null && t !== old; }, stored[0], { timeout: 15_000 }),
+    );
+    const refreshed = await page.evaluate(() => window.sessionStorage.getItem('svc.panel.apiKey'));
+    expect((await call(a, 'GET', '/v1/rbac/me', refreshed!)).body).toMatchObject({ role: 'supervisor', auth_kind: 'session', user_id: 'erin-lead' });
+    expect(await page.textContent('[data-testid="who"]')).toContain('supervisor');
 
     // A reload signs in again with the kept session token; the overview loads with it.
     await page.reload();

@@ -64,14 +64,16 @@ describe('the relay serves the panel', () => {
     expect(sw.status).toBe(200);
     expect((await call(relay.baseUrl, 'GET', '/control-center/assets/nope.js')).status).toBe(404);
 
-    // Through the relay: the agent's own page (no relay mark), its script, and /agents/<id> → /agents/<id>/.
+    // Through the relay: the agent's own page, its script, and /agents/<id> → /agents/<id>/.
     const redirect = await fetch(`${relay.baseUrl}/agents/${AGENT_ID}`, { redirect: 'manual' });
     expect([redirect.status, redirect.headers.get('location')]).toEqual([308, `${AGENT_ID}/`]);
     for (const p of ['/', '/control-center']) {
       const page = await call(relay.baseUrl, 'GET', `/agents/${AGENT_ID}${p}`);
       expect(page.status, p).toBe(200);
       expect(page.headers.get('x-svc-relay-node')).toBe(relay.node);
-      expect(page.text).not.toContain('svc-served-by');
+      // Marked as reached through the relay (relay keys only, no OIDC button), unlike the agent's own page.
+      expect(page.text).toContain('<meta name="svc-served-by" content="relay-agent">');
+      expect(await (await agent.fetch(p)).text()).not.toContain('svc-served-by');
       const js = /control-center\/assets\/(app-[A-Z0-9]+\.js)/.exec(page.text)![1]!;
       const script = await fetch(`${relay.baseUrl}/agents/${AGENT_ID}/control-center/assets/${js}`);
       expect(script.status).toBe(200);
@@ -165,6 +167,18 @@ describe('the fleet view in headless Chromium', () => {
     // /agents/<id>/control-center is the same panel.
     await page.goto(`${relay.baseUrl}/agents/${AGENT_ID}/control-center#/overview`);
     await page.waitForSelector('[data-testid="project-name"]');
+
+    // A fresh tab straight at the agent's address on the relay: its sign-in asks for a relay key, which works.
+    const direct = await (await browser.newContext()).newPage();
+    await direct.goto(`${relay.baseUrl}/agents/${AGENT_ID}/`);
+    await direct.waitForSelector('input[name="api-key"]');
+    expect(await direct.textContent('form.signin')).toContain('sign in with a key of the relay');
+    expect(await direct.$('[data-testid="oidc-signin"]')).toBeNull();
+    await direct.close();
+    const fresh = await openPanel(browser, `${relay.baseUrl}/agents/${AGENT_ID}`, operatorKey, consoleErrors);
+    await fresh.waitForSelector('[data-testid="project-name"]');
+    expect(await fresh.textContent('[data-testid="who"]')).toContain('operator');
+    await fresh.context().close();
   }, 30_000);
 
   it('shows an agent that leaves as offline, without a link', async () => {
