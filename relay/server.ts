@@ -234,7 +234,7 @@ export class Relay {
     });
     app.notFound((c) => errorJson(c, notFound()));
 
-    // The web panel (docs/panel.md § Relay): the same build the agent serves, at the same paths, its
+    // The web panel (docs/panel.md § Served by a relay): the same build the agent serves, at the same paths, its
     // page marked `svc-served-by: relay` so it opens the fleet view. The files are public, as on the agent.
     app.use('*', async (c, next) => {
       const pathname = new URL(c.req.url).pathname;
@@ -326,7 +326,7 @@ export class Relay {
       const url = new URL(c.req.url);
       const prefix = `/agents/${encodeURIComponent(agentId)}`;
       const rest = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : '';
-      // The agent's API, and its panel's files (GET/HEAD) so its panel opens through the relay (docs/panel.md § Relay).
+      // The agent's API, and its panel's files (GET/HEAD) so its panel opens through the relay (docs/panel.md § Served by a relay).
       const panelFile = (c.req.method === 'GET' || c.req.method === 'HEAD') && isPanelPath(rest);
       if (!rest.startsWith('/v1/') && rest !== '/v1' && !panelFile) throw notFound();
       const headers: Record<string, string> = {};

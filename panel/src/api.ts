@@ -18,7 +18,7 @@ export interface Session {
   /** How the principal signed in: an API key, or an OIDC session token (docs/security-oidc.md §3). */
   kind: CredentialKind;
   userId?: string | null;
-  /** Set when the panel is served by a relay (docs/panel.md § Relay): the key's tenant there. */
+  /** Set when the panel is served by a relay (docs/panel.md § Served by a relay): the key's tenant there. */
   relayTenant?: string;
 }
 
@@ -65,7 +65,7 @@ export async function signIn(apiKey: string, kind: CredentialKind = 'key'): Prom
 }
 
 /**
- * What served this page: an agent, or a relay (docs/panel.md § Relay). A relay serves the same build
+ * What served this page: an agent, or a relay (docs/panel.md § Served by a relay). A relay serves the same build
  * with `<meta name="svc-served-by" content="relay">` added to the page; the agent's own page has
  * none (`relay-agent` when the relay forwards it). Read from the page itself: no request needed.
  */

@@ -22,7 +22,7 @@ export function App() {
   }, []);
 
   // A credential kept by this tab signs in again; what served the page decides how it is checked
-  // (docs/panel.md § Relay).
+  // (docs/panel.md § Served by a relay).
   useEffect(() => {
     const key = storedKey();
     if (key === null) return;

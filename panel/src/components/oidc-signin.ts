@@ -1,7 +1,7 @@
 import { baseUrl, signIn, SvcClient, type Session } from '../api.js';
 
 /**
- * OIDC sign-in through the agent's landing page (docs/security-oidc.md §3, docs/panel.md § Sign-in):
+ * OIDC sign-in through the agent's landing page (docs/security-oidc.md §3, docs/panel.md § OIDC sign-in):
  * authorize-url → the provider in a popup → the provider sends the popup to the agent's
  * `GET /admin/oauth/oidc/callback`, which posts `{type:"svc-oidc-oauth", code, state, iss?}` to this
  * window → `POST /v1/auth/oidc/callback` → the agent's own session token, used as the Bearer credential.

@@ -12,7 +12,7 @@ interface FleetAgent {
 }
 
 /**
- * The relay's fleet (docs/panel.md § Relay): the agents of the signed-in key's tenant with their
+ * The relay's fleet (docs/panel.md § Served by a relay): the agents of the signed-in key's tenant with their
  * presence, refreshed every 5 s, and a link to each agent's own panel through the relay
  * (`/agents/<id>/`, where the relay forwards the page, its files, the API and the stream).
  * The relay's routes are not agent operations, so this calls them with `client.request`.

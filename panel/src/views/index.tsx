@@ -1,11 +1,10 @@
 import type { JSX } from 'preact';
-import type { Session } from '../api.js';
+import { isAdministrator, type Session } from '../api.js';
 import { Overview } from './overview.js';
 import { Devices } from './devices.js';
 import { Alerts } from './alerts.js';
 import { Admin } from './admin.js';
 import { Fleet } from './fleet.js';
-import { isAdministrator } from '../api.js';
 
 export interface ViewEntry {
   /** The hash that names the view (`#/devices`) and its `data-view` attribute. */
@@ -14,7 +13,7 @@ export interface ViewEntry {
   render: (session: Session) => JSX.Element;
   /** Listed only when this is true for the signed-in principal (e.g. administrators only); default always. */
   visible?: (session: Session) => boolean;
-  /** Where the view exists: on an agent (default) or on a relay's page (docs/panel.md § Relay). */
+  /** Where the view exists: on an agent (default) or on a relay's page (docs/panel.md § Served by a relay). */
   on?: 'agent' | 'relay';
 }
 
