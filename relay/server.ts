@@ -7,6 +7,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
 import { parseJsonObject } from '../agent/core/json-body.js';
+import { isPanelPath, markServedBy, PANEL_PAGE_PATHS, panelResponse } from '../agent/core/panel-files.js';
 import { parseInput } from '../agent/core/validate.js';
 import { ApiError, badRequest, forbidden, notFound, payloadTooLarge, tenantMismatch, unauthorized } from '../agent/core/errors.js';
 import { ApiKeyStore, assignableRole, ENV_KEY_ID } from '../agent/security/api-keys.js';
@@ -233,6 +234,16 @@ export class Relay {
     });
     app.notFound((c) => errorJson(c, notFound()));
 
+    // The web panel (docs/panel.md § Served by a relay): the same build the agent serves, at the same paths, its
+    // page marked `svc-served-by: relay` so it opens the fleet view. The files are public, as on the agent.
+    app.use('*', async (c, next) => {
+      const pathname = new URL(c.req.url).pathname;
+      if ((c.req.method === 'GET' || c.req.method === 'HEAD') && isPanelPath(pathname)) {
+        return (await panelResponse(c.req.method, pathname, {}, undefined, { servedBy: 'relay' })) ?? errorJson(c, notFound());
+      }
+      await next();
+    });
+
     app.get(getRelayHealth.path, (c) =>
       c.json({ version: API_VERSION, ok: true, status: 'ok', node: this.node, broker: this.broker ? 'embedded' : 'external', mqtt_connected: this.trunk?.connected ?? false, agents_known: this.presence.size }),
     );
@@ -305,6 +316,9 @@ export class Relay {
       return c.json({ version: API_VERSION, ok: true, path: target, results, succeeded: results.length - failed, failed });
     });
 
+    // `/agents/{id}` → `/agents/{id}/`: the agent's panel refers to its files relatively.
+    app.get('/agents/:agent_id', (c) => new Response(null, { status: 308, headers: { location: `${encodeURIComponent(c.req.param('agent_id'))}/` } }));
+
     app.all('/agents/:agent_id/*', async (c) => {
       const agentId = c.req.param('agent_id') ?? '';
       const caller = await this.caller(c.req.header('authorization'));
@@ -312,7 +326,9 @@ export class Relay {
       const url = new URL(c.req.url);
       const prefix = `/agents/${encodeURIComponent(agentId)}`;
       const rest = url.pathname.startsWith(prefix) ? url.pathname.slice(prefix.length) : '';
-      if (!rest.startsWith('/v1/') && rest !== '/v1') throw notFound();
+      // The agent's API, and its panel's files (GET/HEAD) so its panel opens through the relay (docs/panel.md § Served by a relay).
+      const panelFile = (c.req.method === 'GET' || c.req.method === 'HEAD') && isPanelPath(rest);
+      if (!rest.startsWith('/v1/') && rest !== '/v1' && !panelFile) throw notFound();
       const headers: Record<string, string> = {};
       c.req.raw.headers.forEach((v, k) => {
         if (!DROP_REQUEST.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
@@ -330,7 +346,12 @@ export class Relay {
       const out = new Headers();
       for (const [k, v] of Object.entries(res.headers)) if (!DROP_RESPONSE.has(k.toLowerCase()) && typeof v === 'string') out.set(k, v);
       out.set('x-svc-relay-node', this.node);
-      const bytes = res.body_b64 ? Buffer.from(res.body_b64, 'base64') : null;
+      let bytes: Buffer | null = res.body_b64 ? Buffer.from(res.body_b64, 'base64') : null;
+      // The agent's page, marked as reached through this relay: its panel then signs in with relay
+      // keys only and offers no OIDC sign-in (whose session the relay would not know; docs/panel.md).
+      if (bytes && panelFile && PANEL_PAGE_PATHS.has(rest) && res.status === 200 && /^text\/html/.test(out.get('content-type') ?? '')) {
+        bytes = markServedBy(bytes, 'relay-agent');
+      }
       const noBody = res.status === 204 || res.status === 304 || c.req.method === 'HEAD' || res.status < 200;
       return new Response(noBody ? null : bytes, { status: res.status, headers: out });
     });

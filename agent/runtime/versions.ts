@@ -1,24 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT, PANEL_DIR } from '../core/package-root.js';
 
-/** The repository root: the nearest folder above this module holding our package.json (source or dist). */
-export const PACKAGE_ROOT: string = (() => {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const candidate = path.join(dir, 'package.json');
-    if (fs.existsSync(candidate)) {
-      try {
-        if ((JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string }).name === 'svc-control-center') return dir;
-      } catch {
-        /* keep walking */
-      }
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return process.cwd();
-    dir = parent;
-  }
-})();
+// The package root and the panel folder are shared with the relay, which may not import the runtime.
+export { PACKAGE_ROOT, PANEL_DIR } from '../core/package-root.js';
 
 /** Implementation version: the package version, read once. */
 export const SVC_VERSION: string = (() => {
@@ -29,9 +14,6 @@ export const SVC_VERSION: string = (() => {
     return '0.0.0';
   }
 })();
-
-/** The built web panel (scripts/bundle-panel.mjs, docs/panel.md): page, service worker and assets. */
-export const PANEL_DIR: string = path.join(PACKAGE_ROOT, 'dist', 'panel');
 
 /**
  * The web panel's version, from the `version.json` its build writes (the package version it was built

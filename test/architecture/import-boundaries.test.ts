@@ -63,8 +63,8 @@ describe('domain folders', () => {
 });
 
 describe('the relay (relay/)', () => {
-  /** What the relay may use of the agent: credentials, durable state, settings, the error type, CLI argument errors. */
-  const ALLOWED = ['agent/security/', 'agent/state/', 'agent/settings/', 'agent/core/errors.js', 'agent/core/validate.js', 'agent/core/json-body.js', 'agent/cli/args.js'];
+  /** What the relay may use of the agent: credentials, durable state, settings, the error type, CLI argument errors, the panel's static files. */
+  const ALLOWED = ['agent/security/', 'agent/state/', 'agent/settings/', 'agent/core/errors.js', 'agent/core/validate.js', 'agent/core/json-body.js', 'agent/core/panel-files.js', 'agent/core/package-root.js', 'agent/cli/args.js'];
 
   it('imports the contract and the shared security/state/settings code, nothing of the agent runtime or domains', () => {
     const files = sourceFiles('relay');
