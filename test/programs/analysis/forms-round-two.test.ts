@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { analyseCapabilities } from '../../../agent/programs/analysis/capability-inference.js';
 import { evaluateReadiness } from '../../../agent/programs/analysis/readiness.js';
 import { verifyHardware } from '../../../agent/programs/analysis/verify-hardware.js';
+import { assureProgram } from '../../../agent/programs/assurance/assure.js';
 import { auditProgramSecurity } from '../../../agent/programs/assurance/security-audit.js';
 import { parseProgram } from '../../../agent/programs/language/index.js';
 
@@ -31,6 +32,12 @@ describe('secure topics feed the secure-communication checks', () => {
     const rows = analyseCapabilities(parseProgram(source, 'jack.sd'))[0]!.rows;
     expect(rows.find((r) => r.capability === 'secure_communication')).toMatchObject({ source: 'inferred', status: 'PASS' });
     expect(evaluateReadiness(parseProgram(source, 'jack.sd'), { config: null }).issues.filter((i) => i.factor === 'Capabilities')).toEqual([]);
+  });
+
+  it('assure carries the same check: the capability error is a known risk and fails verification', () => {
+    const report = assureProgram(fixture('secure_topic.sd'), { config: null });
+    expect(report.assurance.safety_case.known_risks).toContain("Robot 'PalletJack' requires capability 'secure_communication'");
+    expect(report.assurance.verification.compatible).toBe(false);
   });
 
   it('a plain topic does not count as secure communication', () => {
