@@ -429,7 +429,7 @@ function adapterItems(robot: RobotDecl): HardwareItem[] {
   const items: HardwareItem[] = [];
   for (const s of robot.sensors) {
     if (s.driver) {
-      // The driver clause names the part (docs/program-language.md § Sensor drivers): reported so the
+      // The driver clause names the part (docs/program-language.md §4.1 "Forms added in issue 18"): reported so the
       // verification shows which vendor part each sensor type is realised by.
       items.push(item('driver', 'pass', `Sensor '${s.name}' (${s.type}) uses driver ${s.driver.vendor}.${s.driver.model} (vendor ${s.driver.vendor}, model ${s.driver.model})`, s.loc));
     }
@@ -469,7 +469,7 @@ function topicBandwidthItems(robot: RobotDecl, profile: HardwareProfile): Hardwa
   const p = profile.name;
   for (const topic of robot.topics) {
     // Published topics, and topics declared without a direction (`topic t: T { rate: 5 Hz; }`), which
-    // the robot publishes to (docs/program-language.md § Topics); subscriptions cost the robot no uplink.
+    // the robot publishes to (docs/program-language.md §4.1 "Forms added in issue 18"); subscriptions cost the robot no uplink.
     if (topic.direction === 'subscribe') continue;
     const rate = topic.qos['rate'];
     if (rate === undefined || typeof rate !== 'object') continue;

@@ -39,7 +39,7 @@ export function auditProgramSecurity(program: Program): SecurityFinding[] {
       ...robot.sensors.filter((s) => s.source !== null).map((s) => ({ what: `Sensor '${s.name}'`, endpoint: s.source!, secure: false })),
       ...robot.topics.flatMap((t) => (t.channel === null ? [] : [{ what: `Topic '${t.name}'`, endpoint: t.channel, secure: t.secure === true }])),
     ];
-    // Networked endpoints not covered by a `secure` topic declaration (docs/program-language.md § Topics).
+    // Networked endpoints not covered by a `secure` topic declaration (docs/program-language.md §4.1 "Forms added in issue 18").
     let unsecured = false;
     for (const { what, endpoint, secure } of endpoints) {
       const scheme = schemeOf(endpoint);

@@ -43,7 +43,7 @@ export type Expr =
   /** `Name { f: v }`; `typeArgs` holds a generic literal's arguments (`Sample<Float> { … }` → ['Float']). */
   | { kind: 'struct'; name: string; typeArgs?: string[]; fields: { name: string; value: Expr }[]; loc: Loc }
   /**
-   * A keyword expression (docs/program-language.md § Keyword expressions): `execute navigate(goal)`
+   * A keyword expression (docs/program-language.md §4.1 "Forms added in issue 18"): `execute navigate(goal)`
    * runs an action, `call GetBattery()` a service, `spawn tick()` queues a concurrent task. `call` is
    * always a call expression.
    */

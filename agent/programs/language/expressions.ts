@@ -336,7 +336,7 @@ export function readQuantity(c: TokenCursor): Quantity {
  * Rendered without spaces except after commas.
  */
 export function parseType(c: TokenCursor): string {
-  // `dyn Trait` (docs/program-language.md § Types): a value of any type implementing Trait.
+  // `dyn Trait` (docs/program-language.md §4.1 "Forms added in issue 18"): a value of any type implementing Trait.
   if (c.is('dyn') && c.isIdent(1)) {
     c.next();
     return `dyn ${parseType(c)}`;

@@ -294,7 +294,7 @@ function parseSensor(c: TokenCursor): SensorDecl {
   const type = parseType(c);
   let driver: SensorDecl['driver'] = null;
   if (c.eat('from')) {
-    // Driver clause `from vendor.model` (docs/program-language.md § Sensor drivers): exactly two parts.
+    // Driver clause `from vendor.model` (docs/program-language.md §4.1 "Forms added in issue 18"): exactly two parts.
     const clause = parseDotted(c, `for the driver of sensor '${name}' after 'from' (vendor.model, e.g. bosch.bno055)`);
     const dot = clause.indexOf('.');
     if (dot < 0 || clause.indexOf('.', dot + 1) >= 0) {
@@ -389,7 +389,7 @@ function parseTopic(c: TokenCursor): TopicDecl {
     }
   };
   readModifiers();
-  // The channel clause is optional when a member block follows (docs/program-language.md § Topics):
+  // The channel clause is optional when a member block follows (docs/program-language.md §4.1 "Forms added in issue 18"):
   // `topic status: String { qos: reliable; rate: 5 Hz; }` publishes on `/status`.
   let channel: string | null = null;
   if (c.eat('on')) {
@@ -600,7 +600,7 @@ function parseTask(c: TokenCursor): TaskDecl {
   const loc = c.loc();
   c.expect('task', '');
   const name = c.ident("for the task after 'task'");
-  // `task Monitor(x: Int) -> Status { … }` (docs/program-language.md § Tasks): parameters and a
+  // `task Monitor(x: Int) -> Status { … }` (docs/program-language.md §4.1 "Forms added in issue 18"): parameters and a
   // return type; without `every` the task is on demand (run by a call or `spawn`).
   const hasSignature = c.is('(');
   const params = hasSignature ? parseParams(c) : [];

@@ -96,7 +96,7 @@ function strictStatement(c: TokenCursor, inMatchArm: boolean): Stmt {
         if (c.is('mut') && c.isIdent(1)) c.next();
         const name = c.ident(`after '${token.lexeme}'`);
         const type = c.eat(':') ? parseType(c) : null;
-        // `let scan: Topic<LidarScan>;` declares an unset variable (docs/program-language.md § Let):
+        // `let scan: Topic<LidarScan>;` declares an unset variable (docs/program-language.md §4.1 "Forms added in issue 18"):
         // allowed only with a type, which is all the type check then knows about it.
         if (type !== null && (c.is(';') || c.is('}') || (inMatchArm && c.is(',')))) {
           endStatement(c, 'let statement', inMatchArm);

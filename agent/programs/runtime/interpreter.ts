@@ -587,7 +587,7 @@ export class Interpreter implements ExpressionHost {
   }
 
   /**
-   * Keyword expressions (docs/program-language.md § Keyword expressions). The target is looked up as
+   * Keyword expressions (docs/program-language.md §4.1 "Forms added in issue 18"). The target is looked up as
    * a task, behavior or module function of the robot. `execute` logs `action(name)` and `call` logs
    * `service(name)`, then run a declared body at once and yield its result, or — for an action or
    * service the program only declares (`action navigate: …`, a ROS-style service) — a stand-in
@@ -703,7 +703,7 @@ function sensorKind(type: string): string {
 }
 
 export function topicChannel(topic: TopicDecl): string {
-  // A topic declared without a channel clause publishes on `/<name>` (docs/program-language.md § Topics).
+  // A topic declared without a channel clause publishes on `/<name>` (docs/program-language.md §4.1 "Forms added in issue 18").
   return topic.channel ?? `/${topic.name}`;
 }
 

@@ -67,7 +67,7 @@ type Scope = Set<string>[];
 
 /**
  * What the check knows about the program's declared types and runnable names, for the forms that
- * carry type information (docs/program-language.md § Types): `dyn Trait` must name a declared
+ * carry type information (docs/program-language.md §4.1 "Forms added in issue 18"): `dyn Trait` must name a declared
  * trait, a generic struct literal must match its struct's type parameters, a `spawn` target must be
  * runnable, and a variable annotated with a primitive type takes only literals of that type.
  */

@@ -9,7 +9,7 @@ import { assureProgram } from '../../../agent/programs/assurance/assure.js';
 import { auditProgramSecurity } from '../../../agent/programs/assurance/security-audit.js';
 import { parseProgram } from '../../../agent/programs/language/index.js';
 
-/** Where the analyses read the issue-18 forms (docs/program-language.md § Forms added in issue 18). */
+/** Where the analyses read the issue-18 forms (docs/program-language.md §4.1 "Forms added in issue 18"). */
 const FORMS = path.join(__dirname, '../language/forms');
 const fixture = (name: string) => parseProgram(fs.readFileSync(path.join(FORMS, name), 'utf8'), name);
 const items = (report: { items: { category: string; severity: string; message: string }[] }, category: string) =>

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ProgramSyntaxError, parseProgram, type Expr, type Program, type Stmt } from '../../../agent/programs/language/index.js';
 
 /**
- * The language forms added in issue 18 (docs/program-language.md § Forms added in issue 18), parsed
+ * The language forms added in issue 18 (docs/program-language.md §4.1 "Forms added in issue 18"), parsed
  * from our own fixture programs under ./forms and from inline snippets for the error paths.
  */
 const FORMS = path.join(__dirname, 'forms');

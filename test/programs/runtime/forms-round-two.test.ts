@@ -7,7 +7,7 @@ import { ProgramRuntimeError, runProgram } from '../../../agent/programs/runtime
 import { typeCheckProgram } from '../../../agent/programs/runtime/type-check.js';
 
 /**
- * Type check and runtime of the issue-18 forms (docs/program-language.md § Forms added in issue 18),
+ * Type check and runtime of the issue-18 forms (docs/program-language.md §4.1 "Forms added in issue 18"),
  * on our fixture programs (test/programs/language/forms) and small inline programs for the bad cases.
  */
 const FORMS = path.join(__dirname, '../language/forms');
