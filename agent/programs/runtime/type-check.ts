@@ -133,6 +133,7 @@ function checkAnnotatedValue(name: string, type: string, value: Expr, where: str
   throw new ProgramRuntimeError('type', `type error: '${name}' is declared ${type} but is given ${literalTypeName(actual)} in ${where}`, value.loc);
 }
 
+/** Set by `typeCheckProgram` before each robot's (and the module functions') bodies; the check is synchronous, so one slot suffices. */
 let facts: TypeFacts = { traits: new Set(), structs: new Map(), runnable: new Set(), annotations: new Map() };
 
 function bound(scope: Scope, name: string): boolean {
