@@ -21,7 +21,8 @@ export interface ProgramFacts {
 
 export interface ProgramRobot {
   name: string;
-  sensors: Array<{ name: string; type: string }>;
+  /** `vendor` / `model` come from a driver clause (`sensor imu: IMU from bosch.bno055;`), when present. */
+  sensors: Array<{ name: string; type: string; vendor?: string; model?: string }>;
   actuators: Array<{ name: string; type: string }>;
   /** `mission` blocks of the robot; an unnamed mission has name null. */
   missions: Array<{ name: string | null }>;

@@ -346,6 +346,9 @@ export function fromProgram(facts: ProgramFacts): Derived {
         e.capabilities = part.type ? [part.type] : [];
         e.labels = part.type ? [part.type] : [];
         e.metadata['declared_in'] = facts.file;
+        // A sensor's driver clause names its part (docs/program-language.md §4.1 "Forms added in issue 18").
+        if ('vendor' in part && part.vendor) e.metadata['vendor'] = part.vendor;
+        if ('model' in part && part.model) e.metadata['model'] = part.model;
         e.lifecycle_state = 'provisioned';
         c.relate(robot.name, 'contains', id);
       }

@@ -337,7 +337,7 @@ export class ProgramEngine {
       file: projectRelative(this.workspace, file)!,
       robots: program.robots.map((r) => ({
         name: r.name,
-        sensors: r.sensors.map((s) => ({ name: s.name, type: s.type })),
+        sensors: r.sensors.map((s) => ({ name: s.name, type: s.type, ...(s.driver ? { vendor: s.driver.vendor, model: s.driver.model } : {}) })),
         actuators: r.actuators.map((a) => ({ name: a.name, type: a.type })),
         missions: r.missions.map((m) => ({ name: m.name })),
       })),

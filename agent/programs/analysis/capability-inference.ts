@@ -81,7 +81,8 @@ export function inferCapabilities(robot: RobotDecl, components: RobotComponents)
   if (hasAny(connectivity, ['WiFi', 'LTE', 'FiveG', 'Bluetooth'])) out.add('remote_control');
   if (robot.killSwitches.length > 0 || [...actuators].some((a) => a.includes('Drive'))) out.add('emergency_stop');
   if (sensors.has('Camera')) out.add('vision_processing');
-  if (robot.hasPermissions) out.add('secure_communication');
+  // A permissions block (§9.7), or a topic declared `secure` (docs/program-language.md §4.1 "Forms added in issue 18").
+  if (robot.hasPermissions || robot.topics.some((t) => t.secure === true)) out.add('secure_communication');
   if (robot.missions.some((m) => m.name === 'Patrol')) for (const c of PATROL_CAPABILITIES) out.add(c);
   return [...out].sort(compareCodePoints);
 }

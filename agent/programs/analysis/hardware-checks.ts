@@ -199,7 +199,8 @@ const TIME_RESOURCES = new Set(['time', 'duration', 'latency', 'execution', 'exe
 function budgetItems(task: TaskDecl, profile: HardwareProfile): HardwareItem[] {
   const items: HardwareItem[] = [];
   const p = profile.name;
-  const periodMs = toMilliseconds(task.every);
+  // An on-demand task (no `every`) has no period: its time budget is checked against nothing.
+  const periodMs = task.every === null ? null : toMilliseconds(task.every);
   for (const { resource, limit } of task.budget) {
     const label = `Task '${task.name}' ${resource} budget ${limit.text}`;
     const key = resource.toLowerCase();
@@ -295,7 +296,7 @@ interface Period {
 
 /** Task periods, then `loop every` statements found anywhere in the robot's bodies. */
 export function robotPeriods(robot: RobotDecl): Period[] {
-  const periods: Period[] = robot.tasks.map((t) => ({ label: `Task '${t.name}'`, every: t.every, loc: t.loc }));
+  const periods: Period[] = robot.tasks.flatMap((t) => (t.every === null ? [] : [{ label: `Task '${t.name}'`, every: t.every, loc: t.loc }]));
   const scan = (owner: string, body: readonly Stmt[]): void =>
     forEachLoop(body, (loop) => periods.push({ label: `Loop in ${owner}`, every: loop.every, loc: loop.loc }));
   for (const b of robot.behaviors) scan(`behavior '${b.name}'`, b.body);
@@ -427,6 +428,11 @@ function adapterFor(endpoint: string): string | null {
 function adapterItems(robot: RobotDecl): HardwareItem[] {
   const items: HardwareItem[] = [];
   for (const s of robot.sensors) {
+    if (s.driver) {
+      // The driver clause names the part (docs/program-language.md §4.1 "Forms added in issue 18"): reported so the
+      // verification shows which vendor part each sensor type is realised by.
+      items.push(item('driver', 'pass', `Sensor '${s.name}' (${s.type}) uses driver ${s.driver.vendor}.${s.driver.model} (vendor ${s.driver.vendor}, model ${s.driver.model})`, s.loc));
+    }
     if (s.source === null) continue;
     const adapter = adapterFor(s.source);
     if (adapter !== null) items.push(item('adapter', 'pass', `Built-in ${adapter} adapter for sensor '${s.name}' (${s.source})`, s.loc));
@@ -462,7 +468,9 @@ function topicBandwidthItems(robot: RobotDecl, profile: HardwareProfile): Hardwa
   const items: HardwareItem[] = [];
   const p = profile.name;
   for (const topic of robot.topics) {
-    if (topic.direction !== 'publish') continue;
+    // Published topics, and topics declared without a direction (`topic t: T { rate: 5 Hz; }`), which
+    // the robot publishes to (docs/program-language.md §4.1 "Forms added in issue 18"); subscriptions cost the robot no uplink.
+    if (topic.direction === 'subscribe') continue;
     const rate = topic.qos['rate'];
     if (rate === undefined || typeof rate !== 'object') continue;
     const hz = toHertz(rate);

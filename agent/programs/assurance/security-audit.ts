@@ -36,22 +36,27 @@ export function auditProgramSecurity(program: Program): SecurityFinding[] {
   const findings: SecurityFinding[] = [];
   for (const robot of program.robots) {
     const endpoints = [
-      ...robot.sensors.filter((s) => s.source !== null).map((s) => ({ what: `Sensor '${s.name}'`, endpoint: s.source! })),
-      ...robot.topics.map((t) => ({ what: `Topic '${t.name}'`, endpoint: t.channel })),
+      ...robot.sensors.filter((s) => s.source !== null).map((s) => ({ what: `Sensor '${s.name}'`, endpoint: s.source!, secure: false })),
+      ...robot.topics.flatMap((t) => (t.channel === null ? [] : [{ what: `Topic '${t.name}'`, endpoint: t.channel, secure: t.secure === true }])),
     ];
-    let networked = false;
-    for (const { what, endpoint } of endpoints) {
+    // Networked endpoints not covered by a `secure` topic declaration (docs/program-language.md §4.1 "Forms added in issue 18").
+    let unsecured = false;
+    for (const { what, endpoint, secure } of endpoints) {
       const scheme = schemeOf(endpoint);
       if (scheme === null) continue;
-      networked = true;
+      if (!secure) unsecured = true;
       if (embedsCredentials(endpoint)) {
         findings.push({ severity: 'error', message: `${what} on robot '${robot.name}' embeds credentials in its endpoint URL` });
       }
       if (PLAINTEXT_SCHEMES.has(scheme)) {
-        findings.push({ severity: 'warning', message: `${what} on robot '${robot.name}' uses plaintext ${scheme}://` });
+        findings.push(
+          secure
+            ? { severity: 'error', message: `${what} on robot '${robot.name}' is declared secure but uses plaintext ${scheme}://` }
+            : { severity: 'warning', message: `${what} on robot '${robot.name}' uses plaintext ${scheme}://` },
+        );
       }
     }
-    if (networked && !hasGeneric(robot, 'secure_comm')) {
+    if (unsecured && !hasGeneric(robot, 'secure_comm')) {
       findings.push({ severity: 'info', message: `Robot '${robot.name}' reaches networked endpoints without a secure_comm block` });
     }
   }

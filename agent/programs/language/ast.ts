@@ -40,7 +40,14 @@ export type Expr =
   | { kind: 'binary'; op: BinaryOp; left: Expr; right: Expr; loc: Loc }
   | { kind: 'member'; object: Expr; property: string; loc: Loc }
   | { kind: 'call'; callee: Expr; args: Arg[]; loc: Loc }
-  | { kind: 'struct'; name: string; fields: { name: string; value: Expr }[]; loc: Loc };
+  /** `Name { f: v }`; `typeArgs` holds a generic literal's arguments (`Sample<Float> { … }` → ['Float']). */
+  | { kind: 'struct'; name: string; typeArgs?: string[]; fields: { name: string; value: Expr }[]; loc: Loc }
+  /**
+   * A keyword expression (docs/program-language.md §4.1 "Forms added in issue 18"): `execute navigate(goal)`
+   * runs an action, `call GetBattery()` a service, `spawn tick()` queues a concurrent task. `call` is
+   * always a call expression.
+   */
+  | { kind: 'keyword'; keyword: 'execute' | 'call' | 'spawn'; call: Extract<Expr, { kind: 'call' }>; loc: Loc };
 
 export type BinaryOp = 'or' | 'and' | '<' | '<=' | '>' | '>=' | '==' | '!=' | '+' | '-' | '*' | '/' | '%' | 'matches';
 
@@ -51,7 +58,8 @@ export interface Arg {
 }
 
 export type Stmt =
-  | { kind: 'let'; name: string; type: string | null; value: Expr; loc: Loc }
+  /** `value` is null for `let x: T;` (declared, unset until assigned; the type is then required). */
+  | { kind: 'let'; name: string; type: string | null; value: Expr | null; loc: Loc }
   | { kind: 'assign'; target: Expr; value: Expr; loc: Loc }
   | { kind: 'if'; condition: Expr; then: Stmt[]; else: Stmt[] | null; loc: Loc }
   | { kind: 'loop'; every: Quantity; body: Stmt[]; loc: Loc }
@@ -287,6 +295,8 @@ export interface SensorDecl {
   name: string;
   type: string;
   source: string | null;
+  /** Driver clause `from vendor.model` (`from bosch.bno055`); null or absent without one. */
+  driver?: { vendor: string; model: string } | null;
   loc: Loc;
 }
 
@@ -308,9 +318,14 @@ export interface TopicDecl {
   name: string;
   type: string;
   direction: 'publish' | 'subscribe' | null;
-  channel: string;
-  /** QoS block entries when present (`rate: 10 Hz`, `deadline: 100ms`, …). */
+  /** The channel after `on`, or null for a topic declared with a member block only (`topic t: T { … }`). */
+  channel: string | null;
+  /** `secure` modifier: the topic must travel over an authenticated, encrypted link (absent = false). */
+  secure?: boolean;
+  /** QoS block entries when present (`rate: 10 Hz`, `deadline: 100ms`, `qos: reliable`, …). */
   qos: Record<string, Quantity | string>;
+  /** `validate …;` members of the block, token-joined (`data.id matches /^[a-z]+$/`). */
+  validations?: string[];
   loc: Loc;
 }
 
@@ -345,7 +360,11 @@ export interface TaskDecl {
   name: string;
   /** Priority word or number as written, or null. */
   priority: string | null;
-  every: Quantity;
+  /** `task T(a: Int) -> R { … }`: parameters (empty without a list) and return type (null without `->`). */
+  params?: Param[];
+  returnType?: string | null;
+  /** The period, or null for an on-demand task (`task Monitor() -> Status { … }`), run only when called or spawned. */
+  every: Quantity | null;
   deadline: Quantity | null;
   jitter: Quantity | null;
   requires: Expr | null;

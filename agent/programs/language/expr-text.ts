@@ -34,8 +34,12 @@ export function exprText(expr: Expr, options: ExprTextOptions = {}): string {
       return `${text(expr.object)}.${expr.property}`;
     case 'call':
       return `${text(expr.callee)}(${expr.args.map((a) => (a.name === null ? text(a.value) : `${a.name}: ${text(a.value)}`)).join(', ')})`;
-    case 'struct':
-      return `${expr.name} { ${expr.fields.map((f) => `${f.name}: ${text(f.value)}`).join(', ')} }`;
+    case 'struct': {
+      const name = expr.typeArgs && expr.typeArgs.length > 0 ? `${expr.name}<${expr.typeArgs.join(', ')}>` : expr.name;
+      return `${name} { ${expr.fields.map((f) => `${f.name}: ${text(f.value)}`).join(', ')} }`;
+    }
+    case 'keyword':
+      return `${expr.keyword} ${text(expr.call)}`;
   }
 }
 

@@ -9,6 +9,7 @@ import type { Token } from './lexer.js';
 import { TokenCursor, describe } from './token-cursor.js';
 import { joinCondition } from './token-join.js';
 import { IDENTIFIER_UNITS } from './units.js';
+import { ProgramSyntaxError } from './syntax-error.js';
 
 export interface ExprOptions {
   /** In `if` / `while` / `when` / contract conditions a `{` opens the block, never a struct literal. */
@@ -195,6 +196,11 @@ function parsePrimary(c: TokenCursor, o: ExprOptions): Expr {
         c.next();
         return parseStructBody(c, token.lexeme, loc);
       }
+      if (KEYWORD_EXPRESSIONS.has(token.lexeme) && c.isIdent(1)) return parseKeywordExpression(c, o);
+      if (!o.noStruct && c.is('<', 1)) {
+        const typeArgs = tryGenericStructHead(c);
+        if (typeArgs !== null) return { ...(parseStructBody(c, token.lexeme, loc) as Extract<Expr, { kind: 'struct' }>), typeArgs };
+      }
       c.next();
       return { kind: 'ident', name: token.lexeme, loc };
     }
@@ -229,6 +235,53 @@ function parsePrimary(c: TokenCursor, o: ExprOptions): Expr {
   }
   const preceding = precedingText(c);
   return c.fail(`expected an expression${preceding === null ? '' : ` after '${preceding}'`}, found ${describe(token)}`);
+}
+
+/** Words that prefix a call to make a keyword expression (`let r = execute navigate(goal);`). */
+const KEYWORD_EXPRESSIONS: ReadonlySet<string> = new Set(['execute', 'call', 'spawn']);
+
+/**
+ * `execute navigate(goal)`, `call GetBattery()`, `spawn tick()` (docs/program-language.md § Keyword
+ * expressions): the keyword, then a call — a bare name without arguments is an error, so
+ * `spawn tick;` is never silently a no-op.
+ */
+function parseKeywordExpression(c: TokenCursor, o: ExprOptions): Expr {
+  const keywordToken = c.next();
+  const keyword = keywordToken.lexeme as 'execute' | 'call' | 'spawn';
+  const target = parsePostfix(c, o);
+  if (target.kind !== 'call') {
+    c.fail(`expected a call after '${keyword}' (e.g. ${keyword} ${exprName(target)}()), found ${describe(c.tok)}`);
+  }
+  return { kind: 'keyword', keyword, call: target, loc: c.loc(keywordToken) };
+}
+
+function exprName(expr: Expr): string {
+  if (expr.kind === 'ident') return expr.name;
+  if (expr.kind === 'member') return `${exprName(expr.object)}.${expr.property}`;
+  return 'name';
+}
+
+/**
+ * At `Name <`: when the tokens read as `Name<T, …> { field:`, consumes `Name<T, …>` and returns the
+ * type arguments (a generic struct literal, `Sample<Float> { value: 1.5 }`); otherwise leaves the
+ * cursor where it was and returns null (`a < b` is a comparison).
+ */
+function tryGenericStructHead(c: TokenCursor): string[] | null {
+  const start = c.pos;
+  try {
+    c.next();
+    c.next();
+    const args: string[] = [];
+    while (!c.is('>')) {
+      args.push(parseType(c));
+      if (!c.eat(',')) break;
+    }
+    if (args.length > 0 && c.eat('>') && c.is('{') && c.isIdent(1) && c.is(':', 2)) return args;
+  } catch (error) {
+    if (!(error instanceof ProgramSyntaxError)) throw error;
+  }
+  c.pos = start;
+  return null;
 }
 
 function parseStructBody(c: TokenCursor, name: string, loc: Expr['loc']): Expr {
@@ -283,6 +336,11 @@ export function readQuantity(c: TokenCursor): Quantity {
  * Rendered without spaces except after commas.
  */
 export function parseType(c: TokenCursor): string {
+  // `dyn Trait` (docs/program-language.md §4.1 "Forms added in issue 18"): a value of any type implementing Trait.
+  if (c.is('dyn') && c.isIdent(1)) {
+    c.next();
+    return `dyn ${parseType(c)}`;
+  }
   if (c.eat('[')) {
     const inner = parseType(c);
     c.expect(']', 'to close the list type');

@@ -292,6 +292,16 @@ function parseSensor(c: TokenCursor): SensorDecl {
   const name = c.ident("for the sensor after 'sensor'");
   c.expect(':', `after sensor name '${name}'`);
   const type = parseType(c);
+  let driver: SensorDecl['driver'] = null;
+  if (c.eat('from')) {
+    // Driver clause `from vendor.model` (docs/program-language.md §4.1 "Forms added in issue 18"): exactly two parts.
+    const clause = parseDotted(c, `for the driver of sensor '${name}' after 'from' (vendor.model, e.g. bosch.bno055)`);
+    const dot = clause.indexOf('.');
+    if (dot < 0 || clause.indexOf('.', dot + 1) >= 0) {
+      c.fail(`expected the driver of sensor '${name}' as vendor.model (e.g. from bosch.bno055), found '${clause}'`, c.tokens[c.pos - 1]);
+    }
+    driver = { vendor: clause.slice(0, dot), model: clause.slice(dot + 1) };
+  }
   let source: string | null = null;
   if (c.eat('on')) source = c.tok.type === 'string' ? String(c.next().value) : parseDotted(c, "for the sensor source after 'on'");
   if (c.is('{')) {
@@ -301,7 +311,8 @@ function parseSensor(c: TokenCursor): SensorDecl {
   } else {
     endMember(c, 'sensor declaration');
   }
-  return { name, type, source, loc };
+  // Optional fields are present only when written, so models of older programs are unchanged.
+  return { name, type, source, ...(driver ? { driver } : {}), loc };
 }
 
 function parseActuator(c: TokenCursor): ActuatorDecl {
@@ -367,15 +378,42 @@ function parseTopic(c: TokenCursor): TopicDecl {
   c.expect(':', `after topic name '${name}'`);
   const type = parseType(c);
   let direction: TopicDecl['direction'] = null;
-  if (c.is('publish') || c.is('subscribe')) direction = c.next().lexeme as 'publish' | 'subscribe';
-  c.expect('on', `before the channel of topic '${name}'`);
-  const channel = c.tok.type === 'string' ? String(c.next().value) : parseDotted(c, `for the channel of topic '${name}'`);
-  if (direction === null && (c.is('publish') || c.is('subscribe'))) direction = c.next().lexeme as 'publish' | 'subscribe';
+  let secure = false;
+  const readModifiers = (): void => {
+    for (;;) {
+      if (direction === null && (c.is('publish') || c.is('subscribe'))) direction = c.next().lexeme as 'publish' | 'subscribe';
+      else if (!secure && c.is('secure')) {
+        c.next();
+        secure = true;
+      } else return;
+    }
+  };
+  readModifiers();
+  // The channel clause is optional when a member block follows (docs/program-language.md §4.1 "Forms added in issue 18"):
+  // `topic status: String { qos: reliable; rate: 5 Hz; }` publishes on `/status`.
+  let channel: string | null = null;
+  if (c.eat('on')) {
+    channel = c.tok.type === 'string' ? String(c.next().value) : parseDotted(c, `for the channel of topic '${name}'`);
+    readModifiers();
+  } else if (!(c.is('{') || c.is('with') || c.is('qos'))) {
+    c.fail(`expected 'on' before the channel of topic '${name}' (or a '{' member block), found ${describe(c.tok)}`);
+  }
   const qos: TopicDecl['qos'] = {};
+  const validations: string[] = [];
   if (c.is('with') || c.is('qos') || c.is('{')) {
     c.eat('with');
-    c.eat('qos');
+    if (c.is('qos') && c.is('{', 1)) c.next();
     forEachItem(c, `to open the QoS block of topic '${name}'`, (word) => {
+      if (word.type === 'ident' && word.lexeme === 'validate' && !c.is(':', 1) && !c.is('=', 1)) {
+        // `validate data.id matches /re/;` — kept as a string, like the policy blocks (§5.1).
+        c.next();
+        const stop = findStop(c, false);
+        if (stop === c.pos) c.fail(`expected a rule after 'validate' in topic '${name}', found ${describe(c.tok)}`);
+        validations.push(joinCondition(c.tokens, c.pos, stop));
+        c.pos = stop;
+        c.eat(';');
+        return true;
+      }
       if (word.type !== 'ident' || !(c.is(':', 1) || c.is('=', 1))) return false;
       c.next();
       c.next();
@@ -387,7 +425,7 @@ function parseTopic(c: TokenCursor): TopicDecl {
   } else {
     endMember(c, 'topic declaration');
   }
-  return { name, type, direction, channel, qos, loc };
+  return { name, type, direction, channel, ...(secure ? { secure } : {}), qos, ...(validations.length > 0 ? { validations } : {}), loc };
 }
 
 // ---------------------------------------------------------------------------
@@ -562,14 +600,20 @@ function parseTask(c: TokenCursor): TaskDecl {
   const loc = c.loc();
   c.expect('task', '');
   const name = c.ident("for the task after 'task'");
+  // `task Monitor(x: Int) -> Status { … }` (docs/program-language.md §4.1 "Forms added in issue 18"): parameters and a
+  // return type; without `every` the task is on demand (run by a call or `spawn`).
+  const hasSignature = c.is('(');
+  const params = hasSignature ? parseParams(c) : [];
+  const returnType = c.eat('->') ? parseType(c) : null;
   let priority: string | null = null;
   if (c.eat('priority')) eatSeparator(c);
-  if (!c.is('every') && !c.is('{')) {
+  if (!c.is('every') && !c.is('{') && !c.is('deadline') && !c.is('requires')) {
     const token = c.next();
     priority = token.type === 'string' ? String(token.value) : token.lexeme;
   }
-  c.expect('every', `after task '${name}'`);
-  const every = readPeriod(c, "'every'");
+  let every: Quantity | null = null;
+  if (c.eat('every')) every = readPeriod(c, "'every'");
+  else if (!hasSignature && returnType === null) c.expect('every', `after task '${name}'`);
   let deadline: Quantity | null = null;
   let jitter: Quantity | null = null;
   let requires: Expr | null = null;
@@ -587,7 +631,7 @@ function parseTask(c: TokenCursor): TaskDecl {
   if (!c.is('{')) c.fail(`expected '{' to open task '${name}', found ${describe(c.tok)}`);
   const budget: TaskDecl['budget'] = [];
   const body = parseTaskBody(c, budget);
-  return { name, priority, every, deadline, jitter, requires, budget, body, loc };
+  return { name, priority, ...(hasSignature ? { params } : {}), ...(returnType !== null ? { returnType } : {}), every, deadline, jitter, requires, budget, body, loc };
 }
 
 /** Task body statements; the first `budget { … }` block (anywhere in the body) is read into `budget`. */

@@ -96,7 +96,16 @@ function strictStatement(c: TokenCursor, inMatchArm: boolean): Stmt {
         if (c.is('mut') && c.isIdent(1)) c.next();
         const name = c.ident(`after '${token.lexeme}'`);
         const type = c.eat(':') ? parseType(c) : null;
-        c.expect('=', `after '${token.lexeme} ${name}'`);
+        // `let scan: Topic<LidarScan>;` declares an unset variable (docs/program-language.md §4.1 "Forms added in issue 18"):
+        // allowed only with a type, which is all the type check then knows about it.
+        if (type !== null && (c.is(';') || c.is('}') || (inMatchArm && c.is(',')))) {
+          endStatement(c, 'let statement', inMatchArm);
+          return { kind: 'let', name, type, value: null, loc };
+        }
+        if (type === null && (c.is(';') || c.is('}'))) {
+          c.fail(`expected '=' after '${token.lexeme} ${name}': a ${token.lexeme} without an initializer needs a type (${token.lexeme} ${name}: Type;)`);
+        }
+        c.expect('=', `after '${token.lexeme} ${name}${type === null ? '' : `: ${type}`}'`);
         const value = parseExpr(c, { after: `${token.lexeme} ${name} =` });
         endStatement(c, 'let statement', inMatchArm);
         return { kind: 'let', name, type, value, loc };

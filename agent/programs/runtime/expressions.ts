@@ -6,6 +6,7 @@
 import type { Expr, Loc } from '../language/ast.js';
 import { ProgramRuntimeError } from './errors.js';
 import { toSI } from './si-units.js';
+import { exprText as calleeText } from '../language/expr-text.js';
 import { Environment, type ArgValue, type Value, isRecord, truthy, describeValue } from './values.js';
 
 export interface ExpressionHost {
@@ -14,6 +15,8 @@ export interface ExpressionHost {
   member(object: Value, property: string, loc: Loc): Value;
   callMethod(object: Value, method: string, args: ArgValue[], loc: Loc): Value;
   callValue(callee: Value, args: ArgValue[], loc: Loc): Value;
+  /** `execute f(…)`, `call f(…)`, `spawn f(…)`; `target` is the callee as written (`navigate`, `nav.go`). */
+  keywordCall(keyword: 'execute' | 'call' | 'spawn', target: string, args: ArgValue[], loc: Loc): Value;
 }
 
 export function evaluate(expr: Expr, env: Environment, host: ExpressionHost): Value {
@@ -33,7 +36,8 @@ export function evaluate(expr: Expr, env: Environment, host: ExpressionHost): Va
     case 'list':
       return expr.items.map((item) => evaluate(item, env, host));
     case 'struct': {
-      const record: Record<string, Value> = { type: expr.name };
+      const type = expr.typeArgs && expr.typeArgs.length > 0 ? `${expr.name}<${expr.typeArgs.join(', ')}>` : expr.name;
+      const record: Record<string, Value> = { type };
       for (const field of expr.fields) record[field.name] = evaluate(field.value, env, host);
       return record;
     }
@@ -54,6 +58,10 @@ export function evaluate(expr: Expr, env: Environment, host: ExpressionHost): Va
         return host.callMethod(object, expr.callee.property, args, expr.loc);
       }
       return host.callValue(evaluate(expr.callee, env, host), args, expr.loc);
+    }
+    case 'keyword': {
+      const args = expr.call.args.map((arg) => ({ name: arg.name, value: evaluate(arg.value, env, host) }));
+      return host.keywordCall(expr.keyword, calleeText(expr.call.callee), args, expr.loc);
     }
   }
 }

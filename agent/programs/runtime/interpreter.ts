@@ -127,6 +127,9 @@ export class Interpreter implements ExpressionHost {
   private readonly escalations: EscalationPort | null;
   private readonly missionEvents: { sim_time_ms: number; robot: string; event: string }[] = [];
   private callDepth = 0;
+  /** Calls queued by `spawn f(…)`, run after the robot's entry (docs/program-language.md §24.1 step 6). */
+  private spawnQueue: { target: string; run: () => Value }[] = [];
+  private spawnCount = 0;
   private enteringModes = new Set<string>();
   private readonly injection: InjectionPlan | null;
   private readonly health: HealthOutcome | null;
@@ -183,6 +186,7 @@ export class Interpreter implements ExpressionHost {
       const injection = this.injection?.(robot) ?? null;
       if (injection && injection.faults.length > 0 && this.health) injectHealth(this, injection, this.health);
       this.runEntry(robot);
+      this.drainSpawnQueue();
       this.metrics.execution.sim_time_ms = Math.max(this.metrics.execution.sim_time_ms, this.simTimeMs);
     }
     if (this.robot) {
@@ -238,8 +242,10 @@ export class Interpreter implements ExpressionHost {
       return;
     }
     let mode: SchedulerMode | null = null;
-    if (robot.tasks.length > 1) mode = 'multiplexed';
-    else if (robot.tasks.length === 1) mode = 'single';
+    // Only periodic tasks are entries; an on-demand task (`task T() -> R { … }`) waits for a call or spawn.
+    const periodic = robot.tasks.filter((task) => task.every !== null).length;
+    if (periodic > 1) mode = 'multiplexed';
+    else if (periodic === 1) mode = 'single';
     else if (robot.triggers.some((t) => t.kind === 'every' || t.kind === 'when')) mode = 'triggers';
     if (mode) runScheduler(this, mode);
   }
@@ -409,7 +415,8 @@ export class Interpreter implements ExpressionHost {
   private exec(stmt: Stmt, env: Environment): void {
     switch (stmt.kind) {
       case 'let':
-        env.define(stmt.name, evaluate(stmt.value, env, this));
+        // `let x: T;` exists from here on, unset (void) until assigned.
+        env.define(stmt.name, stmt.value === null ? null : evaluate(stmt.value, env, this));
         return;
       case 'assign':
         this.assign(stmt.target, evaluate(stmt.value, env, this), env);
@@ -579,6 +586,60 @@ export class Interpreter implements ExpressionHost {
     }
   }
 
+  /**
+   * Keyword expressions (docs/program-language.md §4.1 "Forms added in issue 18"). The target is looked up as
+   * a task, behavior or module function of the robot. `execute` logs `action(name)` and `call` logs
+   * `service(name)`, then run a declared body at once and yield its result, or — for an action or
+   * service the program only declares (`action navigate: …`, a ROS-style service) — a stand-in
+   * response. `spawn` queues the body to run after the robot's entry and yields a handle.
+   */
+  keywordCall(keyword: 'execute' | 'call' | 'spawn', target: string, args: ArgValue[], loc: Loc): Value {
+    const body = this.bodyFor(target);
+    if (keyword === 'spawn') {
+      if (body === null) throw new ProgramRuntimeError('runtime', `spawn needs a task, behavior or function, and '${target}' is none`, loc);
+      this.spawnCount += 1;
+      this.spawnQueue.push({ target, run: () => body(args) });
+      this.backend.log(`spawn(${target})`);
+      return { type: 'TaskHandle', task: target, id: this.spawnCount };
+    }
+    this.backend.log(`${keyword === 'execute' ? 'action' : 'service'}(${target})`);
+    if (body !== null) return this.callValue(new CallableRef(target, body), args, loc);
+    return keyword === 'execute' ? { type: 'ActionResult', action: target, status: 'succeeded' } : { type: 'ServiceResponse', service: target, success: true };
+  }
+
+  /** The runnable body a keyword expression names: a task, behavior or module function. */
+  private bodyFor(target: string): ((args: ArgValue[]) => Value) | null {
+    const decl = this.robot?.decl;
+    const task = decl?.tasks.find((t) => t.name === target);
+    if (task) return (args) => this.callTask(task, args);
+    const behavior = decl?.behaviors.find((b) => b.name === target);
+    if (behavior) return (args) => this.callBehavior(behavior, args);
+    const fn = this.program.functions.find((f) => f.name === target);
+    return fn ? (args) => this.functionRef(fn).invoke(args) : null;
+  }
+
+  /** A task run on demand (called, executed or spawned): parameters bound, its `return` value yielded. */
+  private callTask(task: TaskDecl, args: ArgValue[]): Value {
+    const env = this.current.env.child();
+    bindParams((task.params ?? []).map((p) => p.name), args, env);
+    if (task.requires && !truthy(evaluate(task.requires, env, this))) return null;
+    const result = this.runBody(task.body, env);
+    this.metrics.execution.tasks_run += 1;
+    return result;
+  }
+
+  /** Run spawned calls in order; a spawned body may spawn more (bounded like every loop). */
+  private drainSpawnQueue(): void {
+    let budget = this.maxLoopIterations * 10;
+    while (this.spawnQueue.length > 0 && budget > 0) {
+      budget -= 1;
+      const next = this.spawnQueue.shift()!;
+      this.record('spawn_run', { task: next.target });
+      next.run();
+    }
+    this.spawnQueue = [];
+  }
+
   callMethod(object: Value, method: string, args: ArgValue[], loc: Loc): Value {
     if (object instanceof SensorRef) return this.readSensor(object.decl);
     if (object instanceof ActuatorRef) {
@@ -642,6 +703,7 @@ function sensorKind(type: string): string {
 }
 
 export function topicChannel(topic: TopicDecl): string {
-  return topic.channel;
+  // A topic declared without a channel clause publishes on `/<name>` (docs/program-language.md §4.1 "Forms added in issue 18").
+  return topic.channel ?? `/${topic.name}`;
 }
 

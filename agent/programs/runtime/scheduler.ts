@@ -54,9 +54,11 @@ export function runScheduler(interp: Interpreter, mode: SchedulerMode): void {
   const robot = interp.current;
   const decl = robot.decl;
   const metrics = interp.metrics;
-  const tasks = mode === 'triggers' ? [] : mode === 'single' ? decl.tasks.slice(0, 1) : [...decl.tasks];
+  // On-demand tasks (no `every`) run only when called or spawned, never on the scheduler's clock.
+  const periodic = decl.tasks.filter((task) => task.every !== null);
+  const tasks = mode === 'triggers' ? [] : mode === 'single' ? periodic.slice(0, 1) : periodic;
   const ordered = tasks
-    .map((task, index) => ({ task, index, intervalMs: toMilliseconds(task.every.value, task.every.unit) }))
+    .map((task, index) => ({ task, index, intervalMs: toMilliseconds(task.every!.value, task.every!.unit) }))
     .sort((a, b) => priorityRank(a.task.priority) - priorityRank(b.task.priority) || a.index - b.index);
 
   const everyTriggers = decl.triggers.filter((t): t is Extract<TriggerDecl, { kind: 'every' }> => t.kind === 'every');

@@ -5,7 +5,8 @@
  * aware but deliberately shallow — it exists to reject programs that would fail half-way through
  * a run, not to infer types.
  */
-import type { Expr, Program, RobotDecl, Stmt } from '../language/ast.js';
+import type { Expr, Loc, Program, RobotDecl, Stmt } from '../language/ast.js';
+import { exprText } from '../language/expr-text.js';
 import { ProgramRuntimeError } from './errors.js';
 
 /** Names callable or readable anywhere without a declaration. */
@@ -64,6 +65,77 @@ export function robotScopeNames(program: Program, robot: RobotDecl): Set<string>
 
 type Scope = Set<string>[];
 
+/**
+ * What the check knows about the program's declared types and runnable names, for the forms that
+ * carry type information (docs/program-language.md §4.1 "Forms added in issue 18"): `dyn Trait` must name a declared
+ * trait, a generic struct literal must match its struct's type parameters, a `spawn` target must be
+ * runnable, and a variable annotated with a primitive type takes only literals of that type.
+ */
+interface TypeFacts {
+  traits: ReadonlySet<string>;
+  /** Declared structs and their type-parameter count (0 when not generic). */
+  structs: ReadonlyMap<string, number>;
+  /** Tasks, behaviors and module functions in scope (what `spawn` can start). */
+  runnable: ReadonlySet<string>;
+  /** Annotated variables, innermost binding wins: name → annotation. */
+  annotations: Map<string, string>;
+}
+
+const PRIMITIVE_LITERALS: Readonly<Record<string, 'number' | 'string' | 'bool'>> = {
+  Int: 'number', Float: 'number', Number: 'number', Bool: 'bool', String: 'string',
+};
+
+function literalTypeName(kind: 'number' | 'string' | 'bool'): string {
+  return kind === 'number' ? 'a number' : kind === 'string' ? 'a string' : 'a boolean';
+}
+
+/** `struct Sample<T, U> { … }` → 2; the generic declaration's tokens start after the keyword. */
+function structArity(tokens: readonly string[]): number {
+  if (tokens[1] !== '<') return 0;
+  let count = 1;
+  for (let i = 2; i < tokens.length && tokens[i] !== '>'; i += 1) if (tokens[i] === ',') count += 1;
+  return count;
+}
+
+function programTypeFacts(program: Program): Omit<TypeFacts, 'runnable' | 'annotations'> {
+  const decls = [...program.generic, ...program.robots.flatMap((r) => r.generic)];
+  const traits = new Set(decls.filter((g) => g.keyword === 'trait' && g.name).map((g) => g.name!));
+  const structs = new Map(decls.filter((g) => g.keyword === 'struct' && g.name).map((g) => [g.name!, structArity(g.tokens)] as const));
+  // An imported module may provide traits; its last segment is accepted as a trait name.
+  for (const imported of program.imports) traits.add(imported.split('.').pop()!);
+  return { traits, structs };
+}
+
+/** A type annotation's `dyn X` parts must name declared traits. */
+function checkTypeText(type: string | null | undefined, facts: TypeFacts, loc: Loc, what: string): void {
+  if (!type) return;
+  for (const match of type.matchAll(/\bdyn ([A-Za-z_][A-Za-z0-9_.]*)/g)) {
+    const trait = match[1]!.split('.').pop()!;
+    if (!facts.traits.has(trait)) {
+      throw new ProgramRuntimeError('type', `type error: 'dyn ${match[1]}' in ${what} names no declared trait (declare 'trait ${trait} { … }')`, loc);
+    }
+  }
+}
+
+function literalKind(expr: Expr): 'number' | 'string' | 'bool' | null {
+  if (expr.kind === 'number') return 'number';
+  if (expr.kind === 'string') return 'string';
+  if (expr.kind === 'bool') return 'bool';
+  if (expr.kind === 'unary' && expr.op === '-' && expr.operand.kind === 'number') return 'number';
+  return null;
+}
+
+/** A literal stored in a variable annotated Int/Float/Bool/String must be of that kind. */
+function checkAnnotatedValue(name: string, type: string, value: Expr, where: string): void {
+  const expected = PRIMITIVE_LITERALS[type];
+  const actual = literalKind(value);
+  if (expected === undefined || actual === null || expected === actual) return;
+  throw new ProgramRuntimeError('type', `type error: '${name}' is declared ${type} but is given ${literalTypeName(actual)} in ${where}`, value.loc);
+}
+
+/** Set by `typeCheckProgram` before each robot's (and the module functions') bodies; the check is synchronous, so one slot suffices. */
+let facts: TypeFacts = { traits: new Set(), structs: new Map(), runnable: new Set(), annotations: new Map() };
+
 function bound(scope: Scope, name: string): boolean {
   return scope.some((frame) => frame.has(name));
 }
@@ -93,8 +165,31 @@ function checkExpr(expr: Expr, scope: Scope, where: string): void {
       expr.args.forEach((arg) => checkExpr(arg.value, scope, where));
       return;
     case 'struct':
+      if (expr.typeArgs && expr.typeArgs.length > 0) {
+        const arity = facts.structs.get(expr.name);
+        const written = `${expr.name}<${expr.typeArgs.join(', ')}>`;
+        if (arity === undefined) {
+          throw new ProgramRuntimeError('type', `type error: generic struct literal '${written}' names no declared struct in ${where}`, expr.loc);
+        }
+        if (arity !== expr.typeArgs.length) {
+          const takes = arity === 0 ? 'takes no type arguments' : `takes ${arity} type argument${arity === 1 ? '' : 's'}`;
+          throw new ProgramRuntimeError('type', `type error: struct '${expr.name}' ${takes}, but '${written}' gives ${expr.typeArgs.length} in ${where}`, expr.loc);
+        }
+        expr.typeArgs.forEach((arg) => checkTypeText(arg, facts, expr.loc, where));
+      }
       expr.fields.forEach((field) => checkExpr(field.value, scope, where));
       return;
+    case 'keyword': {
+      const callee = expr.call.callee;
+      if (callee.kind === 'ident' && !bound(scope, callee.name)) {
+        throw new ProgramRuntimeError('type', `type error: '${expr.keyword} ${callee.name}(…)' names nothing declared in ${where}`, callee.loc);
+      }
+      if (expr.keyword === 'spawn' && (callee.kind !== 'ident' || !facts.runnable.has(callee.name))) {
+        throw new ProgramRuntimeError('type', `type error: spawn needs a task, behavior or function, and '${exprText(callee)}' is none in ${where}`, callee.loc);
+      }
+      expr.call.args.forEach((arg) => checkExpr(arg.value, scope, where));
+      return;
+    }
     default:
       return;
   }
@@ -108,13 +203,22 @@ function checkBlock(stmts: Stmt[], outer: Scope, pipelines: ReadonlySet<string>,
 function checkStmt(stmt: Stmt, scope: Scope, pipelines: ReadonlySet<string>, where: string): void {
   switch (stmt.kind) {
     case 'let':
-      checkExpr(stmt.value, scope, where);
+      checkTypeText(stmt.type, facts, stmt.loc, `let ${stmt.name}`);
+      if (stmt.value !== null) {
+        checkExpr(stmt.value, scope, where);
+        if (stmt.type !== null) checkAnnotatedValue(stmt.name, stmt.type, stmt.value, where);
+      }
       scope[scope.length - 1]!.add(stmt.name);
+      if (stmt.type !== null) facts.annotations.set(stmt.name, stmt.type);
+      else facts.annotations.delete(stmt.name);
       return;
-    case 'assign':
+    case 'assign': {
       checkExpr(stmt.target, scope, where);
       checkExpr(stmt.value, scope, where);
+      const annotation = stmt.target.kind === 'ident' ? facts.annotations.get(stmt.target.name) : undefined;
+      if (stmt.target.kind === 'ident' && annotation !== undefined) checkAnnotatedValue(stmt.target.name, annotation, stmt.value, where);
       return;
+    }
     case 'if':
       checkExpr(stmt.condition, scope, where);
       checkBlock(stmt.then, scope, pipelines, where);
@@ -152,7 +256,17 @@ function checkStmt(stmt: Stmt, scope: Scope, pipelines: ReadonlySet<string>, whe
 
 /** Throws a `ProgramRuntimeError` of kind `type` for the first problem found. */
 export function typeCheckProgram(program: Program): void {
+  const declared = programTypeFacts(program);
+  const moduleRunnable = program.functions.map((f) => f.name);
+  for (const fn of program.functions) {
+    fn.params.forEach((p) => checkTypeText(p.type, { ...declared, runnable: new Set(), annotations: new Map() }, fn.loc, `fn ${fn.name}`));
+  }
   for (const robot of program.robots) {
+    facts = {
+      ...declared,
+      runnable: new Set([...moduleRunnable, ...robot.tasks.map((t) => t.name), ...robot.behaviors.map((b) => b.name)]),
+      annotations: new Map(),
+    };
     const base: Scope = [robotScopeNames(program, robot)];
     const pipelines = new Set(robot.pipelines.map((p) => p.name));
     const inRobot = `robot ${robot.name}`;
@@ -173,9 +287,20 @@ export function typeCheckProgram(program: Program): void {
       checkBlock(behavior.body, scope, pipelines, where);
     }
     for (const task of robot.tasks) {
-      if (task.requires) checkExpr(task.requires, base, `task ${task.name}`);
-      checkBlock(task.body, base, pipelines, `task ${task.name}`);
+      const where = `task ${task.name}`;
+      const params = task.params ?? [];
+      params.forEach((p) => checkTypeText(p.type, facts, task.loc, where));
+      checkTypeText(task.returnType, facts, task.loc, where);
+      const scope: Scope = [...base, new Set(params.map((p) => p.name))];
+      if (task.requires) checkExpr(task.requires, scope, where);
+      // A task declared without `-> T` returns nothing; `return x;` in it is a mistake.
+      if (!task.returnType) {
+        const valued = findValuedReturn(task.body);
+        if (valued) throw new ProgramRuntimeError('type', `type error: task '${task.name}' returns a value but declares no return type (write 'task ${task.name}() -> Type')`, valued.loc);
+      }
+      checkBlock(task.body, scope, pipelines, where);
     }
+    for (const behavior of robot.behaviors) behavior.params.forEach((p) => checkTypeText(p.type, facts, behavior.loc, `behavior ${behavior.name}`));
     robot.modes.forEach((mode) => checkBlock(mode.body, base, pipelines, `mode ${mode.name}`));
     robot.watchdogs.forEach((w) => checkBlock(w.body, base, pipelines, `watchdog ${w.name}`));
     robot.pipelines.forEach((p) => checkBlock(p.body, base, pipelines, `pipeline ${p.name}`));
@@ -194,7 +319,29 @@ export function typeCheckProgram(program: Program): void {
   program.generic.forEach((g) => g.name && names.add(g.name));
   for (const imported of program.imports) imported.split('.').forEach((part) => names.add(part));
   for (const robot of program.robots) robotScopeNames(program, robot).forEach((name) => names.add(name));
+  facts = {
+    ...declared,
+    runnable: new Set([...moduleRunnable, ...program.robots.flatMap((r) => [...r.tasks.map((t) => t.name), ...r.behaviors.map((b) => b.name)])]),
+    annotations: new Map(),
+  };
   for (const fn of program.functions) {
     checkBlock(fn.body, [names, new Set(fn.params.map((p) => p.name))], allPipelines, `fn ${fn.name}`);
   }
+}
+
+/** The first `return <value>;` in a body, nested blocks included. */
+function findValuedReturn(stmts: readonly Stmt[]): Extract<Stmt, { kind: 'return' }> | null {
+  for (const stmt of stmts) {
+    if (stmt.kind === 'return' && stmt.value !== null) return stmt;
+    const nested =
+      stmt.kind === 'if' ? [stmt.then, stmt.else ?? []]
+      : stmt.kind === 'loop' || stmt.kind === 'while' ? [stmt.body]
+      : stmt.kind === 'match' ? stmt.arms.map((a) => a.body)
+      : [];
+    for (const body of nested) {
+      const found = findValuedReturn(body);
+      if (found) return found;
+    }
+  }
+  return null;
 }

@@ -69,7 +69,7 @@ describe('corpus of realistic programs', () => {
     expect(juggler[4]).toMatchObject({ kind: 'assign', target: { kind: 'ident', name: 'x' }, value: { kind: 'binary', op: '+' } });
 
     const crane = program('29_multi_unit_math.sd').robots[0]!;
-    expect(crane.behaviors[0]!.body.slice(0, 4).map((s) => (s.kind === 'let' && s.value.kind === 'number' ? s.value.text : null))).toEqual([
+    expect(crane.behaviors[0]!.body.slice(0, 4).map((s) => (s.kind === 'let' && s.value?.kind === 'number' ? s.value.text : null))).toEqual([
       '2.5kN', '120N·m', '0.5m/s2', '2bar',
     ]);
   });

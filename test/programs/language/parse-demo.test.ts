@@ -275,7 +275,7 @@ describe('demo/programs/dock.sd', () => {
 
   it('reads task periods, deadlines, budgets and negative unit arguments', () => {
     const [squareUp, bayReport] = robot.tasks;
-    expect(squareUp!.every.text).toBe('50ms');
+    expect(squareUp!.every!.text).toBe('50ms');
     expect(squareUp!.deadline!.text).toBe('20ms');
     expect(squareUp!.budget).toEqual([{ resource: 'cpu', limit: { value: 10, unit: '%', text: '10%' } }]);
     expect(squareUp!.body.map((s) => s.kind)).toEqual(['let', 'if']);

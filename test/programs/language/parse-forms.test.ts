@@ -250,7 +250,7 @@ describe('core declarations', () => {
     expect(strip(b.ensures)).toEqual({ kind: 'ident', name: 'arrived' });
     expect(b.invariant).toMatchObject({ kind: 'binary', op: '<=' });
     expect(b.body[0]).toMatchObject({ kind: 'return', value: { kind: 'call' } });
-    expect(r.tasks.map((t) => [t.name, t.priority, t.every.text, t.deadline?.text ?? null, t.requires?.kind ?? null])).toEqual([
+    expect(r.tasks.map((t) => [t.name, t.priority, t.every!.text, t.deadline?.text ?? null, t.requires?.kind ?? null])).toEqual([
       ['telemetry', 'high', '10Hz', '50ms', 'member'],
       ['maint', '3', '1min', null, null],
     ]);

@@ -151,7 +151,7 @@ describe('robot members with a strict keyword', () => {
     expect(member('sensor lidar Lidar;')).toEqual(['parse', 2, 16, "expected ':' after sensor name 'lidar', found 'Lidar'"]);
     expect(member('sensor lidar: Lidar on;')).toEqual(['parse', 2, 25, "expected a name for the sensor source after 'on', found ';'"]);
     expect(member('actuator wheels DifferentialDrive;')).toEqual(['parse', 2, 19, "expected ':' after actuator name 'wheels', found 'DifferentialDrive'"]);
-    expect(member('topic status: Status "robot/status";')).toEqual(['parse', 2, 24, "expected 'on' before the channel of topic 'status', found '\"robot/status\"'"]);
+    expect(member('topic status: Status "robot/status";')).toEqual(['parse', 2, 24, "expected 'on' before the channel of topic 'status' (or a '{' member block), found '\"robot/status\"'"]);
     expect(member('ai_model planner Llm;')).toEqual(['parse', 2, 20, "expected ':' after ai_model name 'planner', found 'Llm'"]);
     expect(member('behavior b() requires battery > { }')).toEqual(['parse', 2, 35, "expected an expression after '>', found '{'"]);
     expect(member('task t { wheels.stop(); }')).toEqual(['parse', 2, 10, "expected 'every' after task 't', found '{'"]);
