@@ -50,7 +50,7 @@ describe('entity relationships, impact analysis, graph, query and traceability',
       new Set(['owns', 'contains', 'connected_to', 'assigned_to', 'depends_on', 'backs_up', 'located_in', 'belongs_to', 'monitors', 'participates_in', 'managed_by']),
     );
     // A relationship declared in the configuration that names an unknown entity is kept aside, not drawn.
-    expect(g.dangling_edges).toEqual([{ from_id: 'insp-02', to_id: 'dock-9', kind: 'depends_on' }]);
+    expect(g.dangling_edges).toEqual([{ from_id: 'insp-02', to_id: 'dock-9', kind: 'depends_on', missing: ['dock-9'], diagnostic: "insp-02 depends_on dock-9: no entity 'dock-9'" }]);
   });
 
   it('answers an entity’s edges, the impact of its failure and its dependency chain', async () => {

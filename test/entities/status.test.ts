@@ -250,7 +250,7 @@ describe('entity autonomy, decisions and verification', () => {
     ]);
     const dangling = (await post(a, '/v1/entities/insp-02/verify', null, {})).body;
     expect(dangling.verified).toBe(false);
-    expect(dangling.checks.find((c: { check: string }) => c.check === 'relationships')).toEqual({ check: 'relationships', passed: false, blocking: true, detail: 'unresolved: insp-02 depends_on dock-9' });
+    expect(dangling.checks.find((c: { check: string }) => c.check === 'relationships')).toEqual({ check: 'relationships', passed: false, blocking: true, detail: "unresolved: insp-02 depends_on dock-9: no entity 'dock-9'" });
     // Trust is advisory unless asked for.
     expect((await post(a, '/v1/entities/spare-imu/verify', null, {})).body.verified).toBe(true);
     const strict = (await post(a, '/v1/entities/spare-imu/verify', null, { require_trust: true })).body;
