@@ -1,5 +1,5 @@
 /**
- * The deterministic stand-in AI provider, `provider: "mock"` (docs/program-language.md §24.5). Any
+ * The deterministic stand-in AI provider, `provider: "mock"` (docs/program-language.md §24.4). Any
  * method called on an `ai_model` (`planner.propose("…")`, `classifier.predict(frame)`) answers with a
  * motion proposal computed from two inputs only — the prompt's words and the nearest scan distance —
  * so AI-driven programs move in simulation and a replay reproduces them exactly. A proposal is a
