@@ -136,7 +136,9 @@ export class EntityService {
   graph() {
     const view = this.view();
     const nodes = view.graph.list().map((e) => this.record(view, e));
-    return { nodes, edges: view.graph.relationships, dangling_edges: view.graph.dangling };
+    // Each dangling edge says which end is unknown, with a likely meant id (docs/entities.md § Where entities come from).
+    const dangling_edges = view.graph.dangling.map((r) => ({ ...r, ...view.graph.unresolved(r) }));
+    return { nodes, edges: view.graph.relationships, dangling_edges };
   }
 
   relationships(id: string) {

@@ -150,6 +150,32 @@ export class EntityGraph {
     }
   }
 
+  /**
+   * Why a dangling relationship was not drawn: the ids that name no entity, and one line saying so
+   * with a likely meant id when there is one (`provider:ublox` → `ublox`, a different case, or an
+   * entity of that name), e.g. `crane-3 depends_on provider:liebherr: no entity 'provider:liebherr'
+   * (did you mean 'liebherr'?)`.
+   */
+  unresolved(r: Relationship): { missing: string[]; diagnostic: string } {
+    const missing = [r.from_id, r.to_id].filter((id) => !this.entities.has(id));
+    const notes = missing.map((id) => {
+      const guess = this.likelyMeant(id);
+      return `no entity '${id}'${guess ? ` (did you mean '${guess}'?)` : ''}`;
+    });
+    return { missing, diagnostic: `${r.from_id} ${r.kind} ${r.to_id}: ${notes.join('; ')}` };
+  }
+
+  private likelyMeant(id: string): string | null {
+    const lower = id.toLowerCase();
+    const bare = lower.includes(':') ? lower.slice(lower.indexOf(':') + 1) : null;
+    const squash = (x: string) => x.toLowerCase().replace(/[^a-z0-9:]+/g, '');
+    for (const e of this.list()) {
+      const candidate = e.id.toLowerCase();
+      if (candidate === lower || candidate === bare || squash(e.id) === squash(id) || e.name?.toLowerCase() === lower || (bare !== null && e.name?.toLowerCase() === bare)) return e.id;
+    }
+    return null;
+  }
+
   /** Ids related to `id` by an edge of `kind` pointing from them to it (e.g. devices assigned_to a robot). */
   sourcesOf(id: string, kind: string): string[] {
     return this.in(id).filter((r) => r.kind === kind).map((r) => r.from_id);

@@ -22,12 +22,13 @@ const text = (v: unknown): string | undefined => (typeof v === 'string' && v.tri
 const texts = (v: unknown): string[] => (Array.isArray(v) ? v.map(text).filter((x): x is string => x !== undefined) : typeof v === 'string' && v !== '' ? [v] : []);
 const tables = (v: unknown): Table[] => (Array.isArray(v) ? v.filter(isTable) : []);
 
-/** `"Yard Inspection"` → `yard-inspection` (organisation ids are `org:<slug>`). */
-export function slug(name: string): string {
-  return name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'project';
-}
-
-export const providerId = (name: string) => `provider:${name}`;
+/**
+ * The organisation's id: `org:` and the project name as written (`org:Yard Inspection`), so a
+ * `[[relationships]]` table can name it the way the operator named the project.
+ */
+export const orgId = (projectName: string) => `org:${projectName.trim()}`;
+/** A provider is known by its own name (`[providers.ublox]` → `ublox`), as `[[relationships]]` name it. */
+export const providerId = (name: string) => name;
 export const packageId = (name: string) => `package:${name}`;
 export const missionId = (robot: string, mission: string | null) => `mission:${robot}:${mission ?? 'mission'}`;
 export const planId = (name: string) => `mission:${name}`;
@@ -53,16 +54,51 @@ class Collector implements Derived {
 // ---------------------------------------------------------------------------------------------
 // Configuration
 
+/** Copies the named keys of a configuration table that hold text into the entity's metadata. */
+function copyMetadata(e: Entity, t: Table, keys: readonly string[]): void {
+  for (const k of keys) if (text(t[k])) e.metadata[k] = text(t[k])!;
+}
+
+/**
+ * A zone (nested in a facility or from `[[zones]]`) and its hazards. The zone's `type` names a
+ * built-in kind or, more often, what kind of zone it is (`zone_type`: "operational", "charging").
+ */
+function addZone(c: Collector, id: string, z: Table, parentId: string | undefined, placeName: string | undefined): void {
+  const zone = c.add(newEntity(id, kindOr(z['kind'] ?? z['type'], 'zone'), false, 'config'));
+  if (text(z['name'])) zone.name = text(z['name'])!;
+  if (text(z['description'])) zone.description = text(z['description'])!;
+  zone.lifecycle_state = 'active';
+  zone.capabilities = texts(z['capabilities']);
+  const type = text(z['zone_type'] ?? z['type']);
+  if (type && !isBuiltinKind(type.toLowerCase())) zone.metadata['zone_type'] = type;
+  if (typeof z['radius_m'] === 'number') zone.metadata['radius_m'] = String(z['radius_m']);
+  const centre = locationOf(isTable(z['center']) ? { coordinates: z['center'] } : undefined);
+  zone.location = { zone_id: id, ...(placeName ? { name: placeName } : {}), ...(centre?.coordinates ? { coordinates: centre.coordinates } : {}) };
+  if (parentId) {
+    zone.parent_id = parentId;
+    c.relate(parentId, 'contains', id);
+  }
+  for (const [i, h] of tables(z['hazards']).entries()) {
+    const hid = text(h['id']) ?? `${id}:hazard-${i + 1}`;
+    const hazard = c.add(newEntity(hid, 'hazard', false, 'config'));
+    if (text(h['name'])) hazard.name = text(h['name'])!;
+    if (text(h['severity'])) hazard.metadata['severity'] = text(h['severity'])!;
+    hazard.parent_id = id;
+    hazard.lifecycle_state = 'active';
+    c.relate(hid, 'located_in', id);
+  }
+}
+
 /** Organisation, fleet, robots and their compute, providers, packages, facilities and zones, people, declared entities. */
 export function fromConfig(cfg: ResolvedConfig): Derived {
   const c = new Collector();
   const tree = cfg.tree;
-  const orgId = cfg.projectName ? `org:${slug(cfg.projectName)}` : null;
-  if (orgId) {
-    const org = c.add(newEntity(orgId, 'organization', false, 'config'));
-    org.name = cfg.projectName!;
-    if (cfg.projectVersion) org.version = cfg.projectVersion;
-    org.lifecycle_state = 'active';
+  const org = cfg.projectName?.trim() ? orgId(cfg.projectName) : null;
+  if (org) {
+    const organisation = c.add(newEntity(org, 'organization', false, 'config'));
+    organisation.name = cfg.projectName!;
+    if (cfg.projectVersion) organisation.version = cfg.projectVersion;
+    organisation.lifecycle_state = 'active';
   }
 
   // Fleet and robots.
@@ -72,9 +108,9 @@ export function fromConfig(cfg: ResolvedConfig): Derived {
     const f = c.add(newEntity(fleetId, 'fleet', false, 'config'));
     if (text(fleet?.['name'])) f.name = text(fleet?.['name'])!;
     f.lifecycle_state = 'active';
-    if (orgId) {
-      f.parent_id = orgId;
-      c.relate(orgId, 'owns', fleetId);
+    if (org) {
+      f.parent_id = org;
+      c.relate(org, 'owns', fleetId);
     }
   }
   const robotTables = tables(fleet?.['robots']);
@@ -135,7 +171,9 @@ export function fromConfig(cfg: ResolvedConfig): Derived {
     p.metadata = stringMap(Object.fromEntries(Object.entries(t).filter(([k]) => k !== 'package')));
   }
 
-  // Facilities, their zones and hazards: `[facilities.<id>]` tables or `[[facilities]]`.
+  // Facilities with their zones and hazards: `[facilities.<id>]` tables or `[[facilities]]`; then the
+  // top-level `[[buildings]]` and `[[zones]]` arrays, which name their place by `facility_id` /
+  // `building_id` (docs/entities.md § Where entities come from).
   const facilities = tree['facilities'];
   const facilityTables: Array<[string, Table]> = isTable(facilities)
     ? Object.entries(facilities).filter((kv): kv is [string, Table] => isTable(kv[1])).map(([k, t]) => [text(t['id']) ?? k, t])
@@ -147,27 +185,49 @@ export function fromConfig(cfg: ResolvedConfig): Derived {
     if (loc) f.location = loc;
     f.lifecycle_state = 'active';
     f.capabilities = texts(t['capabilities']);
-    if (orgId) c.relate(orgId, 'owns', id);
+    copyMetadata(f, t, ['facility_type', 'compliance_profile']);
+    if (org) c.relate(org, 'owns', id);
     const zones = isTable(t['zones'])
       ? Object.entries(t['zones']).filter((kv): kv is [string, Table] => isTable(kv[1])).map(([k, z]) => [text(z['id']) ?? `${id}:${k}`, z] as [string, Table])
       : tables(t['zones']).map((z, i) => [text(z['id']) ?? `${id}:zone-${i + 1}`, z] as [string, Table]);
-    for (const [zid, z] of zones) {
-      const zone = c.add(newEntity(zid, kindOr(z['kind'] ?? z['type'], 'zone'), false, 'config'));
-      if (text(z['name'])) zone.name = text(z['name'])!;
-      zone.parent_id = id;
-      zone.lifecycle_state = 'active';
-      zone.location = { zone_id: zid, ...(f.location?.name ? { name: f.location.name } : {}) };
-      c.relate(id, 'contains', zid);
-      for (const [i, h] of tables(z['hazards']).entries()) {
-        const hid = text(h['id']) ?? `${zid}:hazard-${i + 1}`;
-        const hazard = c.add(newEntity(hid, 'hazard', false, 'config'));
-        if (text(h['name'])) hazard.name = text(h['name'])!;
-        if (text(h['severity'])) hazard.metadata['severity'] = text(h['severity'])!;
-        hazard.parent_id = zid;
-        hazard.lifecycle_state = 'active';
-        c.relate(hid, 'located_in', zid);
-      }
-    }
+    for (const [zid, z] of zones) addZone(c, zid, z, id, f.location?.name);
+  }
+  const places = new Map(c.entities.map((e) => [e.id, e]));
+  for (const t of tables(tree['buildings'])) {
+    const id = text(t['id']);
+    if (!id) continue;
+    const b = c.add(newEntity(id, kindOr(t['kind'], 'building'), false, 'config'));
+    places.set(id, b);
+    if (text(t['name'])) b.name = text(t['name'])!;
+    const loc = locationOf(t['location'] ?? t['address']);
+    if (loc) b.location = loc;
+    b.lifecycle_state = 'active';
+    b.capabilities = texts(t['capabilities']);
+    copyMetadata(b, t, ['building_type', 'compliance_profile']);
+    if (!b.metadata['building_type'] && text(t['type'])) b.metadata['building_type'] = text(t['type'])!;
+    const facility = text(t['facility_id'] ?? t['facility']);
+    if (facility) {
+      b.parent_id = facility;
+      c.relate(facility, 'contains', id);
+    } else if (org) c.relate(org, 'owns', id);
+  }
+  for (const z of tables(tree['zones'])) {
+    const id = text(z['id']);
+    if (!id) continue;
+    const parent = text(z['building_id'] ?? z['building']) ?? text(z['facility_id'] ?? z['facility']);
+    addZone(c, id, z, parent, parent ? places.get(parent)?.location?.name : undefined);
+  }
+
+  // Instances of declared kinds: `[[entity_kinds]]` {id, kind, display_name, capabilities, package, parent_id, …}.
+  for (const t of tables(tree['entity_kinds'])) {
+    const d = declarationFromTable(t);
+    const e = d ? entityFromDeclaration(d, 'config') : null;
+    if (!e) continue;
+    e.lifecycle_state ??= 'active';
+    copyMetadata(e, t, ['compliance_profile']);
+    c.add(e);
+    if (e.parent_id) c.relate(e.parent_id, 'contains', e.id);
+    if (e.package && cfg.packages.includes(e.package)) c.relate(e.id, 'depends_on', packageId(e.package));
   }
 
   // People.

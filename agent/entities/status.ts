@@ -53,6 +53,14 @@ const TRUST_RANK: Record<TrustStatus, number> = { unknown: 0, verified: 1, trust
 
 export const isDevice = (e: Entity) => e.sources.includes('device_pool');
 
+/**
+ * Something the configuration declares that is not a device (an organisation, a building, a zone, a
+ * provider, an instance of a declared kind). Nothing reports on it directly, so when nothing live
+ * says otherwise — no stated status and no member with a known one — it is presumed healthy and ready.
+ * A device never heard from stays unknown (docs/entities.md § Kinds and statuses).
+ */
+export const isConfigured = (e: Entity) => !isDevice(e) && e.sources.includes('config');
+
 function deviceBlocker(e: Entity): string | null {
   const lifecycle = e.metadata['device_lifecycle'] ?? '';
   if (e.metadata['device_health'] === 'offline') return `device ${e.id} is offline`;
@@ -184,6 +192,7 @@ export class StatusEvaluator {
           diagnostics.push({ category: m.kind, severity, message });
         }
         const devices = this.devicesUnder(id);
+        if (worst === 'unknown' && isConfigured(e)) worst = 'healthy';
         return {
           entity_id: id,
           entity_type: e.kind,
@@ -232,6 +241,9 @@ export class StatusEvaluator {
           if (r.readiness_status === 'ready') ready++;
           else if (r.readiness_status === 'partial') partial++;
           if (r.readiness_status !== 'ready') issues.push(isDevice(m) ? r.issues[0] ?? `device ${m.id} is not ready` : `${m.kind} ${m.id} is ${r.readiness_status}${r.issues[0] ? ` (${r.issues[0]})` : ''}`);
+        }
+        if (known === 0 && isConfigured(e)) {
+          return { ...base, readiness_status: 'ready', mission_ready: true, score: 100, issues: [], members_checked: members.length, sources: [...sources].sort() };
         }
         const status: ReadinessStatus = known === 0 ? 'unknown' : ready === known ? 'ready' : ready === 0 && partial === 0 ? 'not_ready' : 'partial';
         if (known === 0) issues.push(members.length === 0 ? 'nothing to assess: no devices, members or stated readiness' : 'no member has a known readiness');

@@ -1,5 +1,6 @@
 import type { EntityGraph } from './graph.js';
 import type { Entity } from './model.js';
+import { packageId, providerId } from './sources.js';
 import { isDevice, type StatusEvaluator } from './status.js';
 
 const MOBILE_KINDS: ReadonlySet<string> = new Set(['robot', 'drone', 'vehicle', 'swarm', 'ai_agent']);
@@ -37,7 +38,7 @@ export function traceability(graph: EntityGraph, status: StatusEvaluator, filter
   }
   const wanted = filter.entityId;
   const selected = wanted
-    ? rows.filter((r) => r.robot_id === wanted || r.mission_id === wanted || r.provided_by.includes(wanted) || r.providers.some((p) => `provider:${p}` === wanted) || r.packages.some((p) => `package:${p}` === wanted))
+    ? rows.filter((r) => r.robot_id === wanted || r.mission_id === wanted || r.provided_by.includes(wanted) || r.providers.some((p) => providerId(p) === wanted) || r.packages.some((p) => packageId(p) === wanted))
     : rows;
   const devices = graph.list().filter(isDevice);
   const missions = graph.list().filter((e) => e.kind === 'mission');
@@ -70,5 +71,5 @@ function collectParts(status: StatusEvaluator, robot: Entity): Entity[] {
 }
 
 function packageOfProvider(graph: EntityGraph, provider: string | undefined): string | undefined {
-  return provider ? graph.get(`provider:${provider}`)?.package : undefined;
+  return provider ? graph.get(providerId(provider))?.package : undefined;
 }

@@ -33,7 +33,7 @@ export function verifyEntity(graph: EntityGraph, status: StatusEvaluator, e: Ent
   add('source', true, false, live.length ? `known from ${live.join(', ')}` : 'known only from the operator overlay');
   if (e.parent_id !== undefined) add('parent', graph.get(e.parent_id) !== undefined, true, graph.get(e.parent_id) ? `parent ${e.parent_id} exists` : `parent ${e.parent_id} is not in the registry`);
   const dangling = graph.dangling.filter((r) => r.from_id === e.id || r.to_id === e.id);
-  add('relationships', dangling.length === 0, true, dangling.length === 0 ? `${graph.relationshipsOf(e.id).length} relationships resolve` : `unresolved: ${dangling.map((r) => `${r.from_id} ${r.kind} ${r.to_id}`).join('; ')}`);
+  add('relationships', dangling.length === 0, true, dangling.length === 0 ? `${graph.relationshipsOf(e.id).length} relationships resolve` : `unresolved: ${dangling.map((r) => graph.unresolved(r).diagnostic).join('; ')}`);
   add('health', !['critical', 'offline', 'degraded'].includes(s.health_status), true, health.diagnostics[0]?.message ?? `health is ${s.health_status}`);
   add('readiness', readiness.mission_ready || readiness.readiness_status === 'unknown', true, readiness.issues[0] ?? `readiness is ${readiness.readiness_status}`);
   const trusted = s.trust_status === 'verified' || s.trust_status === 'trusted';

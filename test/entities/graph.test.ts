@@ -24,15 +24,15 @@ describe('entity relationships, impact analysis, graph, query and traceability',
     expect(g.graph.nodes.find((n: { id: string }) => n.id === 'gps-a')).toMatchObject({ entity_type: 'gps', security: { identity: 'spiffe://yard/gps-a' } });
     const edges = g.graph.edges.map((e: { from_id: string; kind: string; to_id: string }) => `${e.from_id} ${e.kind} ${e.to_id}`);
     for (const expected of [
-      'org:yard-inspection owns yard-fleet',
-      'org:yard-inspection owns north-yard',
+      'org:Yard Inspection owns yard-fleet',
+      'org:Yard Inspection owns north-yard',
       'yard-fleet contains insp-01',
       'insp-01 contains insp-01-cpu',
       'insp-01 contains insp-01:front_cam',
       'insp-01-lidar connected_to insp-01-cpu',
       'gps-a assigned_to insp-01',
-      'gps-a depends_on provider:ublox',
-      'provider:ublox depends_on package:gnss-driver',
+      'gps-a depends_on ublox',
+      'ublox depends_on package:gnss-driver',
       'gps-b backs_up gps-a',
       'insp-01 located_in north-yard:bay-1',
       'cam-gate located_in north-yard:gate',
@@ -50,7 +50,7 @@ describe('entity relationships, impact analysis, graph, query and traceability',
       new Set(['owns', 'contains', 'connected_to', 'assigned_to', 'depends_on', 'backs_up', 'located_in', 'belongs_to', 'monitors', 'participates_in', 'managed_by']),
     );
     // A relationship declared in the configuration that names an unknown entity is kept aside, not drawn.
-    expect(g.dangling_edges).toEqual([{ from_id: 'insp-02', to_id: 'dock-9', kind: 'depends_on' }]);
+    expect(g.dangling_edges).toEqual([{ from_id: 'insp-02', to_id: 'dock-9', kind: 'depends_on', missing: ['dock-9'], diagnostic: "insp-02 depends_on dock-9: no entity 'dock-9'" }]);
   });
 
   it('answers an entity’s edges, the impact of its failure and its dependency chain', async () => {
@@ -59,20 +59,20 @@ describe('entity relationships, impact analysis, graph, query and traceability',
     expect(r).toEqual({
       version: 'v1',
       entity_id: 'gps-a',
-      relationships: [edge('gps-a', 'assigned_to', 'insp-01'), edge('gps-a', 'depends_on', 'provider:ublox'), edge('gps-b', 'backs_up', 'gps-a')],
+      relationships: [edge('gps-a', 'assigned_to', 'insp-01'), edge('gps-a', 'depends_on', 'ublox'), edge('gps-b', 'backs_up', 'gps-a')],
       impact: expect.any(Array),
-      dependency_chain: ['provider:ublox', 'package:gnss-driver'],
+      dependency_chain: ['ublox', 'package:gnss-driver'],
     });
     // Outgoing edges plus whoever depends on / is assigned to what is hit.
-    const provider = (await a.json('/v1/entities/provider:ublox/relationships')).body;
-    expect(provider.impact).toEqual(['gps-a', 'gps-b', 'insp-01', 'insp-01-cpu', 'insp-01-lidar', 'north-yard:bay-1', 'package:gnss-driver', 'package:lidar-kit', 'provider:ouster']);
+    const provider = (await a.json('/v1/entities/ublox/relationships')).body;
+    expect(provider.impact).toEqual(['gps-a', 'gps-b', 'insp-01', 'insp-01-cpu', 'insp-01-lidar', 'north-yard:bay-1', 'ouster', 'package:gnss-driver', 'package:lidar-kit']);
     expect(provider.dependency_chain).toEqual(['package:gnss-driver']);
     // A leaf that nothing depends on impacts nothing.
     expect((await a.json('/v1/entities/hz-forklifts/relationships')).body).toMatchObject({ impact: ['north-yard:bay-1'], dependency_chain: [] });
     // A dependency cycle stops the chain instead of looping.
     expect((await post(a, '/v1/entities/relationships', ADMIN, { from_id: 'package:gnss-driver', to_id: 'gps-a', kind: 'depends_on' })).status).toBe(200);
-    expect((await a.json('/v1/entities/gps-a/relationships')).body.dependency_chain).toEqual(['provider:ublox', 'package:gnss-driver']);
-    expect((await a.json('/v1/entities/provider:ublox/relationships')).body.dependency_chain).toEqual(['package:gnss-driver', 'gps-a']);
+    expect((await a.json('/v1/entities/gps-a/relationships')).body.dependency_chain).toEqual(['ublox', 'package:gnss-driver']);
+    expect((await a.json('/v1/entities/ublox/relationships')).body.dependency_chain).toEqual(['package:gnss-driver', 'gps-a']);
   });
 
   it('runs structured queries with relationships, impact, metadata and paging, and rejects bad bodies', async () => {
@@ -84,7 +84,7 @@ describe('entity relationships, impact analysis, graph, query and traceability',
       return r.body.result;
     };
     expect(ids((await q({ kind: ['gps', 'sensor'], related_to: { id: 'insp-01', kind: 'assigned_to', direction: 'out' } })).entities)).toEqual(['gps-a', 'gps-b', 'insp-01-lidar']);
-    expect(ids((await q({ impacted_by: 'provider:ublox', kind: 'robot' })).entities)).toEqual(['insp-01']);
+    expect(ids((await q({ impacted_by: 'ublox', kind: 'robot' })).entities)).toEqual(['insp-01']);
     expect(ids((await q({ related_to: { id: 'insp-01' } })).entities)).toEqual(['ana', 'gps-a', 'gps-b', 'insp-01-cpu', 'insp-01-lidar', 'north-yard:bay-1', 'yard-fleet']);
     const page = await q({ metadata: { redundant_group: 'gps' }, sort: 'id', limit: 1, offset: 1 });
     expect(page).toMatchObject({ count: 1, total: 2 });
@@ -123,7 +123,7 @@ describe('entity relationships, impact analysis, graph, query and traceability',
     expect(t.summary).toEqual({ robots: 2, missions: 3, capabilities: 6, satisfied: 5, unsatisfied: 1 });
     expect(t.unassigned_devices).toEqual(['cam-gate']);
     expect(t.missions_without_robots).toEqual(['mission:night-survey']);
-    const one = (await a.json('/v1/entities/traceability?entity_id=provider:ouster')).body.traceability;
+    const one = (await a.json('/v1/entities/traceability?entity_id=ouster')).body.traceability;
     expect(one.rows).toEqual([expect.objectContaining({ capability: 'ranging', provided_by: ['insp-01-lidar'], packages: ['lidar-kit'] })]);
     const missing = await a.json('/v1/entities/traceability?entity_id=ghost');
     expect(missing.status).toBe(404);

@@ -32,13 +32,13 @@ const CONFIG_IDS = [
   'north-yard',
   'north-yard:bay-1',
   'north-yard:gate',
-  'org:yard-inspection',
+  'org:Yard Inspection',
+  'ouster',
   'package:gnss-driver',
   'package:lidar-kit',
-  'provider:ouster',
-  'provider:ublox',
   'spare-imu',
   'team:night-shift',
+  'ublox',
   'wh-gateway',
   'yard-fleet',
 ];
@@ -78,9 +78,9 @@ describe('entity inventory derived from the layered configuration and the device
       'hz-forklifts': 'hazard',
       ana: 'human',
       'team:night-shift': 'team',
-      'org:yard-inspection': 'organization',
+      'org:Yard Inspection': 'organization',
       'yard-fleet': 'fleet',
-      'provider:ublox': 'provider',
+      'ublox': 'provider',
       'package:lidar-kit': 'package',
       'wh-gateway': 'gateway',
     });
@@ -141,15 +141,15 @@ describe('entity inventory derived from the layered configuration and the device
     expect(await list(a, '?label=gps')).toEqual(['gps-a', 'gps-b']);
     expect(await list(a, '?capability=positioning')).toEqual(['gps-a', 'gps-b']);
     expect(await list(a, '?provider=ublox')).toEqual(['gps-a', 'gps-b']);
-    expect(await list(a, '?package=gnss-driver')).toEqual(['gps-a', 'gps-b', 'provider:ublox']);
+    expect(await list(a, '?package=gnss-driver')).toEqual(['gps-a', 'gps-b', 'ublox']);
     expect(await list(a, '?firmware=1.2.0')).toEqual(['gps-a']);
     expect(await list(a, '?firmware_version=1.1.0')).toEqual(['gps-b']);
     expect(await list(a, '?assigned_to=insp-01')).toEqual(['gps-a', 'gps-b', 'insp-01-lidar']);
-    expect(await list(a, '?depends_on=provider:ouster')).toEqual(['insp-01-lidar']);
+    expect(await list(a, '?depends_on=ouster')).toEqual(['insp-01-lidar']);
     expect(await list(a, '?participates_in=mission:insp-01:patrol')).toEqual(['insp-01']);
     expect(await list(a, '?parent_id=north-yard')).toEqual(['north-yard:bay-1', 'north-yard:gate']);
     expect(await list(a, '?search=lind')).toEqual(['bo']);
-    expect(await list(a, '?q=YARD')).toEqual(['north-yard', 'north-yard:bay-1', 'north-yard:gate', 'org:yard-inspection', 'yard-fleet']);
+    expect(await list(a, '?q=YARD')).toEqual(['north-yard', 'north-yard:bay-1', 'north-yard:gate', 'org:Yard Inspection', 'yard-fleet']);
     expect(await list(a, '?lifecycle=verified')).toEqual(['cam-gate']);
     expect(await list(a, '?kind=gps&provider=ublox&tag=critical')).toEqual(['gps-a']);
 
@@ -158,10 +158,17 @@ describe('entity inventory derived from the layered configuration and the device
     expect(q.status).toBe(200);
     expect(await list(a, '?lifecycle_state=suspended')).toEqual(['gps-b']);
     expect(await list(a, '?readiness=not_ready')).toEqual(['gps-b']);
-    expect(await list(a, '?readiness_status=partial')).toEqual(['insp-01', 'mission:insp-01:patrol', 'org:yard-inspection', 'yard-fleet']);
-    expect(await list(a, '?health=WARNING')).toEqual(['gps-b', 'insp-01', 'mission:insp-01:patrol', 'org:yard-inspection', 'yard-fleet']);
-    expect(await list(a, '?health_status=healthy')).toEqual([]);
-    expect(await list(a, '?trust=untrusted')).toEqual(['gps-b', 'insp-01', 'mission:insp-01:patrol', 'org:yard-inspection', 'yard-fleet']);
+    expect(await list(a, '?readiness_status=partial')).toEqual(['insp-01', 'mission:insp-01:patrol', 'org:Yard Inspection', 'yard-fleet']);
+    expect(await list(a, '?health=WARNING')).toEqual(['gps-b', 'insp-01', 'mission:insp-01:patrol', 'org:Yard Inspection', 'yard-fleet']);
+    // Configuration entities nothing live reports on are presumed healthy (docs/entities.md § Kinds and statuses);
+    // so is a robot whose only device has never been heard from, and the mission it takes part in.
+    expect(await list(a, '?health_status=healthy')).toEqual([
+      'ana', 'bo', 'hz-forklifts', 'insp-01-cpu', 'insp-02', 'mission:insp-02:mission', 'north-yard', 'north-yard:bay-1', 'north-yard:gate',
+      'ouster', 'package:gnss-driver', 'package:lidar-kit', 'team:night-shift', 'ublox', 'wh-gateway',
+    ]);
+    // Devices never heard from stay unknown.
+    expect(await list(a, '?health_status=unknown&kind=gps,camera,sensor')).toEqual(['cam-gate', 'gps-a', 'insp-01-lidar', 'insp-01:bumper', 'insp-01:front_cam', 'spare-imu']);
+    expect(await list(a, '?trust=untrusted')).toEqual(['gps-b', 'insp-01', 'mission:insp-01:patrol', 'org:Yard Inspection', 'yard-fleet']);
     expect(await list(a, '?trust_status=verified,trusted&kind=camera')).toEqual(['cam-gate']);
   });
 

@@ -31,12 +31,13 @@ describe('entity health, readiness and trust', () => {
       version: 'v1',
       entity_id: 'insp-01',
       kind: 'robot',
-      health_status: 'unknown',
+      // A configured robot none of whose devices has been heard from yet: presumed healthy.
+      health_status: 'healthy',
       lifecycle_state: 'active',
       report: {
         entity_id: 'insp-01',
         entity_type: 'robot',
-        health_status: 'unknown',
+        health_status: 'healthy',
         lifecycle_state: 'active',
         diagnostics: [],
         metrics: { blocked_devices: 0, total_devices: 3, health_checks_passed: 4, health_checks_failed: 0 },
@@ -44,22 +45,23 @@ describe('entity health, readiness and trust', () => {
         sources: ['config', 'device_pool'],
       },
     });
-    expect(a.of('HealthChanged', 'insp-01')).toEqual([]); // unknown → unknown is no transition
+    // The first observation is a transition from unknown.
+    expect(a.of('HealthChanged', 'insp-01').map((e) => [e.payload['from'], e.payload['to']])).toEqual([['unknown', 'healthy']]);
 
     expect((await quarantine(a, 'gps-b', 'position drift')).status).toBe(200);
     const warn = (await a.json('/v1/entities/insp-01/health')).body;
     expect(warn.health_status).toBe('warning');
     expect(warn.report.diagnostics).toEqual([{ category: 'gps', severity: 'warning', message: 'device gps-b is quarantined: position drift' }]);
     expect(warn.report.metrics).toEqual({ blocked_devices: 1, total_devices: 3, health_checks_passed: 3, health_checks_failed: 1 });
-    expect(a.of('HealthChanged', 'insp-01').map((e) => e.payload)).toEqual([
-      { entity_type: 'robot', from: 'unknown', to: 'warning', reason: 'device gps-b is quarantined: position drift', diagnostic_count: 1, sources: ['config', 'device_pool'] },
+    expect(a.of('HealthChanged', 'insp-01').slice(1).map((e) => e.payload)).toEqual([
+      { entity_type: 'robot', from: 'healthy', to: 'warning', reason: 'device gps-b is quarantined: position drift', diagnostic_count: 1, sources: ['config', 'device_pool'] },
     ]);
     expect(a.of('HealthCheckFailed', 'insp-01').map((e) => e.payload)).toEqual([{ entity_type: 'robot', failed_checks: 1, passed_checks: 3 }]);
     expect(a.of('DegradedModeEntered', 'insp-01')).toEqual([]);
 
     // The same status again: no HealthChanged, but the failing check is reported again.
     await a.json('/v1/entities/insp-01/health');
-    expect(a.of('HealthChanged', 'insp-01')).toHaveLength(1);
+    expect(a.of('HealthChanged', 'insp-01')).toHaveLength(2);
     expect(a.of('HealthCheckFailed', 'insp-01')).toHaveLength(2);
 
     // A failed device is critical: the robot enters degraded mode, once.
@@ -68,7 +70,8 @@ describe('entity health, readiness and trust', () => {
     expect(critical.health_status).toBe('critical');
     await a.json('/v1/entities/insp-01/health');
     expect(a.of('HealthChanged', 'insp-01').map((e) => [e.payload['from'], e.payload['to']])).toEqual([
-      ['unknown', 'warning'],
+      ['unknown', 'healthy'],
+      ['healthy', 'warning'],
       ['warning', 'critical'],
     ]);
     expect(a.of('DegradedModeEntered', 'insp-01').map((e) => e.payload)).toEqual([
@@ -86,7 +89,7 @@ describe('entity health, readiness and trust', () => {
     await stream.waitFor((f) => f.event?.event_type === 'health_check_failed' && f.event.entity_id === 'insp-01');
     const audit = (await a.json('/v1/audit/mutations', { headers: bearer(ADMIN) })).body.audit.records as Array<{ event_type: string; payload: string }>;
     const health = audit.filter((r) => ['HealthChanged', 'DegradedModeEntered'].includes(r.event_type) && JSON.parse(r.payload).entity_id === 'insp-01');
-    expect(health.map((r) => r.event_type)).toEqual(['HealthChanged', 'HealthChanged', 'DegradedModeEntered']);
+    expect(health.map((r) => r.event_type)).toEqual(['HealthChanged', 'HealthChanged', 'HealthChanged', 'DegradedModeEntered']);
   });
 
   it('readiness reports device readiness and publishes ReadinessChanged / ReadinessGateFailed only on transitions', async () => {
@@ -115,11 +118,11 @@ describe('entity health, readiness and trust', () => {
 
     await quarantine(a, 'gps-b', 'antenna cable');
     const partial = (await a.json('/v1/entities/insp-01/readiness')).body;
-    expect(partial).toMatchObject({ readiness_status: 'partial', mission_ready: false, report: { score: 67, issues: ['device gps-b is quarantined: antenna cable'] } });
+    expect(partial).toMatchObject({ readiness_status: 'partial', mission_ready: false, report: { score: 75, issues: ['device gps-b is quarantined: antenna cable'] } });
     expect(partial.device_readiness).toEqual({ mission_ready: false, blocked_count: 1, total_devices: 3, blocked_devices: ['gps-b'] });
     await a.json('/v1/entities/insp-01/readiness');
     expect(a.of('ReadinessChanged', 'insp-01').map((e) => (e.payload['to'] as { readiness_status: string }).readiness_status)).toEqual(['ready', 'partial']);
-    expect(a.of('ReadinessGateFailed', 'insp-01').map((e) => e.payload)).toEqual([{ entity_type: 'robot', score: 67, issues: ['device gps-b is quarantined: antenna cable'] }]);
+    expect(a.of('ReadinessGateFailed', 'insp-01').map((e) => e.payload)).toEqual([{ entity_type: 'robot', score: 75, issues: ['device gps-b is quarantined: antenna cable'] }]);
 
     // Trusting the device again brings the robot back; a first observation that is not ready fails the gate.
     expect((await post(a, '/v1/devices/gps-b/trust', ADMIN)).status).toBe(200);
@@ -127,10 +130,16 @@ describe('entity health, readiness and trust', () => {
     expect(a.of('ReadinessChanged', 'insp-01').map((e) => (e.payload['to'] as { readiness_status: string }).readiness_status)).toEqual(['ready', 'partial', 'ready']);
     const gps = (await a.json('/v1/entities/gps-b/readiness')).body;
     expect(gps).toMatchObject({ readiness_status: 'ready', mission_ready: true });
-    const imu = await a.json('/v1/entities/wh-gateway/readiness');
-    expect(imu.body).toMatchObject({ readiness_status: 'unknown', mission_ready: false, report: { score: null, issues: ['nothing to assess: no devices, members or stated readiness'] } });
-    expect(a.of('ReadinessGateFailed', 'wh-gateway')).toHaveLength(1);
-    expect(a.of('ReadinessChanged', 'wh-gateway')).toEqual([]);
+    // A configuration entity with no live signal is presumed ready …
+    const gateway = await a.json('/v1/entities/wh-gateway/readiness');
+    expect(gateway.body).toMatchObject({ readiness_status: 'ready', mission_ready: true, report: { score: 100, issues: [], members_checked: 0 } });
+    expect(a.of('ReadinessGateFailed', 'wh-gateway')).toEqual([]);
+    // … one an operator registered with nothing to assess is not.
+    expect((await post(a, '/v1/entities/register', ADMIN, { id: 'dock-9', entity_type: 'facility' })).status).toBe(200);
+    const dock = await a.json('/v1/entities/dock-9/readiness');
+    expect(dock.body).toMatchObject({ readiness_status: 'unknown', mission_ready: false, report: { score: null, issues: ['nothing to assess: no devices, members or stated readiness'] } });
+    expect(a.of('ReadinessGateFailed', 'dock-9')).toHaveLength(1);
+    expect(a.of('ReadinessChanged', 'dock-9')).toEqual([]);
     const audit = (await a.json('/v1/audit/mutations', { headers: bearer(ADMIN) })).body.audit.records as Array<{ event_type: string }>;
     expect(audit.filter((r) => r.event_type === 'ReadinessGateFailed')).toHaveLength(2);
   });
@@ -241,7 +250,7 @@ describe('entity autonomy, decisions and verification', () => {
     ]);
     const dangling = (await post(a, '/v1/entities/insp-02/verify', null, {})).body;
     expect(dangling.verified).toBe(false);
-    expect(dangling.checks.find((c: { check: string }) => c.check === 'relationships')).toEqual({ check: 'relationships', passed: false, blocking: true, detail: 'unresolved: insp-02 depends_on dock-9' });
+    expect(dangling.checks.find((c: { check: string }) => c.check === 'relationships')).toEqual({ check: 'relationships', passed: false, blocking: true, detail: "unresolved: insp-02 depends_on dock-9: no entity 'dock-9'" });
     // Trust is advisory unless asked for.
     expect((await post(a, '/v1/entities/spare-imu/verify', null, {})).body.verified).toBe(true);
     const strict = (await post(a, '/v1/entities/spare-imu/verify', null, { require_trust: true })).body;

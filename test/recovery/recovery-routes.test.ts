@@ -301,7 +301,7 @@ strategy = "reconnect"
     expect(r.status).toBe(200);
     expect(r.body.file).toBe('programs/rover.sd');
     expect(r.body.plans.map((p: { plan_id: string }) => p.plan_id)).toEqual([
-      'plan-Rover-Rover_health_check', 'plan-Rover:gps-Rover:gps_health_check', 'plan-Rover:lidar-Rover:lidar_health_check', 'plan-mission:Rover:patrol-mission:Rover:patrol_health_check', 'plan-org:recovery-test-org:recovery-test_health_check',
+      'plan-Rover-Rover_health_check', 'plan-Rover:gps-Rover:gps_health_check', 'plan-Rover:lidar-Rover:lidar_health_check', 'plan-mission:Rover:patrol-mission:Rover:patrol_health_check', 'plan-org:Recovery Test-org:Recovery_Test_health_check',
     ]);
   });
 

@@ -6,6 +6,7 @@
 import type { ActuatorDecl, Loc } from '../language/ast.js';
 import { argument, numberArgument } from './builtins.js';
 import { ProgramRuntimeError } from './errors.js';
+import { isMotionProposal } from './mock-provider.js';
 import type { SafetyMonitor } from './safety-monitor.js';
 import type { SimRobot } from './sim-robot.js';
 import { type ArgValue, type Value, describeValue, isRecord } from './values.js';
@@ -87,6 +88,17 @@ const what = `${actuator.name}.${method}`;
       const action = argument(args, 'action', 0) ?? null;
       if (isRecord(action) && action['proposal'] === true && action['validated'] !== true) {
         throw new ProgramRuntimeError('runtime', `${what}: an AI proposal must pass safety.validate() before execute`, loc);
+      }
+      // A validated motion proposal (docs/program-language.md §24.4) moves the body: the monitor clamps
+      // it again at the current pose (a zone cap may apply by now), like any drive command.
+      if (isMotionProposal(action)) {
+        if (action['action'] === 'stop' && action['linear'] === 0 && action['angular'] === 0) {
+          backend.stop();
+          return null;
+        }
+        const clamped = monitor.clampDrive(action['linear'] as number, action['angular'] as number, backend.pose);
+        backend.drive(clamped.linear, clamped.angular);
+        return null;
       }
       backend.execute(isRecord(action) ? describeValue(action['action'] ?? null) : describeValue(action));
       return null;

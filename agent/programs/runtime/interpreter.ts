@@ -24,6 +24,7 @@ import type { EscalationPort, EscalationRecord } from './escalations.js';
 import { evaluate, exprText, type ExpressionHost } from './expressions.js';
 import { emptyHealthOutcome, type HealthOutcome, type InjectionPlan } from './health-injection.js';
 import { injectHealth } from './health-runtime.js';
+import { mockProposal, promptOf, proposalRecord, scanDistance, validateProposal } from './mock-provider.js';
 import { RunMetrics } from './run-metrics.js';
 import { SafetyMonitor } from './safety-monitor.js';
 import { buildSafetyMonitor, safetyRuleText } from './safety-rules.js';
@@ -645,15 +646,14 @@ export class Interpreter implements ExpressionHost {
     if (object instanceof ActuatorRef) {
       return actuate({ backend: this.backend, monitor: this.current.monitor, latchEmergencyStop: (reason) => this.latchEmergencyStop(reason) }, object.decl, method, args, loc);
     }
-    if (object instanceof ModelRef) return this.inferMock(object.decl.name, method);
+    if (object instanceof ModelRef) return this.inferMock(object.decl.name, method, args);
     if (object instanceof TopicRef) {
       this.publish(object.decl.name);
       return null;
     }
     if (object instanceof TypeRef) {
       if (object.name === 'safety' && method === 'validate') {
-        const proposal = argument(args, 'proposal', 0) ?? null;
-        return isRecord(proposal) ? { ...proposal, validated: true } : { action: proposal, validated: true };
+        return validateProposal(argument(args, 'proposal', 0) ?? null, this.robot?.monitor ?? null, this.backend);
       }
       return `${object.name}.${method}`;
     }
@@ -670,13 +670,15 @@ export class Interpreter implements ExpressionHost {
     return reading === null ? null : (reading as RecordValue);
   }
 
-  /** The deterministic "mock" AI provider: a fixed, unvalidated proposal. */
-  private inferMock(model: string, method: string): Value {
+  /** The deterministic "mock" AI provider (docs/program-language.md §24.4): an unvalidated motion proposal. */
+  private inferMock(model: string, method: string, args: ArgValue[]): Value {
     const entry = this.metrics.providers.get('mock') ?? { calls: 0, failures: 0 };
     entry.calls += 1;
     this.metrics.providers.set('mock', entry);
     this.record('provider_call', { category: 'ai', failed: false, function: method, module: model, provider_key: 'mock' }, false);
-    return { model, label: 'clear', confidence: 0.9, action: 'continue', proposal: true, validated: false };
+    const sensorTypes = this.current.decl.sensors.map((s) => s.type);
+    const distance = scanDistance(args, sensorTypes, this.backend);
+    return proposalRecord(model, mockProposal(promptOf(args), distance), distance);
   }
 
   private functionRef(fn: FunctionDecl): CallableRef {

@@ -235,7 +235,8 @@ describe('errors', () => {
       }),
     ]);
     const out = runProgram(validated, noEnv);
-    expect(out.events).toEqual(['execute(continue)']);
+    // The mock's forward proposal at the start pose (nearest surface 1.553 m): min(0.8, 0.45 × 1.553).
+    expect(out.events).toEqual(['drive(0.70 m/s, 0.00 rad/s)']);
     expect(out.frames[0]).toMatchObject({ event: 'provider_call', state: null, payload: { provider_key: 'mock', module: 'planner' } });
   });
 });
