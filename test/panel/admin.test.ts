@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../helpers/agent-harness.js';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/oidc-test-provider.js';
-import { CHROMIUM_MISSING, KEYS, KEY_IDS, call, launchChromium, openPanel, shot, startPanelAgent, watchConsole } from './panel-harness.js';
+import { CHROMIUM_MISSING, KEYS, KEY_IDS, call, launchChromium, openPanel, shot, startPanelAgent, watchConsole, stepTimer } from './panel-harness.js';
 
 /**
  * The admin view and OIDC sign-in in a real browser (docs/panel.md § Admin, § Sign-in): an
@@ -23,16 +23,7 @@ let idp: TestOidcProvider;
 let browser: Browser;
 let admin: Page;
 const consoleErrors: string[] = [];
-const timings: Record<string, number> = {};
-
-async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
-  const t0 = performance.now();
-  try {
-    return await fn();
-  } finally {
-    timings[label] = Math.round(performance.now() - t0);
-  }
-}
+const { timed, report: reportTimings } = stepTimer('admin');
 
 beforeAll(async () => {
   // Short sessions (66 s), so the panel's refresh of its OIDC session token (a minute before expiry) shows within the test.
@@ -46,7 +37,7 @@ afterAll(async () => {
   await browser?.close();
   await a?.close();
   await idp?.close();
-  if (Object.keys(timings).length) process.stderr.write(`admin browser timings (ms): ${JSON.stringify(timings)}\n`);
+  reportTimings();
 });
 
 describe('the browser', () => {

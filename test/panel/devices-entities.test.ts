@@ -7,7 +7,7 @@ import type { RunningAgent } from '../helpers/agent-harness.js';
 import { eventually } from '../helpers/stream-client.js';
 import { simDevice } from '../helpers/sim-device.js';
 import { SOCAT_SKIP_REASON, socatAvailable, startSocatPair, type SocatPair } from '../hal/helpers/socat-pair.js';
-import { CHROMIUM_MISSING, KEYS, call, launchChromium, openPanel as open, shot, startPanelAgent } from './panel-harness.js';
+import { CHROMIUM_MISSING, KEYS, call, launchChromium, openPanel as open, shot, startPanelAgent, stepTimer } from './panel-harness.js';
 
 /**
  * The devices view's commands and firmware update, its live plot from near the stream's head, and
@@ -29,16 +29,7 @@ const pairs: SocatPair[] = [];
 const sims: ChildProcess[] = [];
 let browser: Browser;
 const consoleErrors: string[] = [];
-const timings: Record<string, number> = {};
-
-async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
-  const t0 = performance.now();
-  try {
-    return await fn();
-  } finally {
-    timings[label] = Math.round(performance.now() - t0);
-  }
-}
+const { timed, report: reportTimings } = stepTimer('devices/entities');
 
 const openPanel = (key: string, hash = ''): Promise<Page> => open(browser, a.baseUrl, key, consoleErrors, hash);
 const permissions = async (key: string): Promise<string[]> => (await call(a, 'GET', '/v1/rbac/me', key)).body.permissions;
@@ -71,7 +62,7 @@ afterAll(async () => {
   for (const s of sims) s.kill('SIGKILL');
   await a?.close();
   await Promise.all(pairs.map((p) => p.dispose()));
-  if (Object.keys(timings).length) process.stderr.write(`devices/entities browser timings (ms): ${JSON.stringify(timings)}\n`);
+  reportTimings();
 });
 
 describe.skipIf(skip !== null)(`devices: commands, firmware, plot ${skip ?? ''}`, () => {

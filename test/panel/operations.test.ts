@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { tempDir, type RunningAgent } from '../helpers/agent-harness.js';
-import { CHROMIUM_MISSING, KEYS, KEY_IDS, call, launchChromium, openPanel as open, shot, startPanelAgent } from './panel-harness.js';
+import { CHROMIUM_MISSING, KEYS, KEY_IDS, call, launchChromium, openPanel as open, shot, startPanelAgent, stepTimer } from './panel-harness.js';
 
 /**
  * The rollouts, configuration and audit views in a real browser (docs/panel.md § Views), against the
@@ -30,16 +30,7 @@ let browser: Browser;
 let deployAgents: http.Server;
 const installs: string[] = [];
 const consoleErrors: string[] = [];
-const timings: Record<string, number> = {};
-
-async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
-  const t0 = performance.now();
-  try {
-    return await fn();
-  } finally {
-    timings[label] = Math.round(performance.now() - t0);
-  }
-}
+const { timed, timings, report: reportTimings } = stepTimer('operations views');
 
 const openPanel = (key: string, hash = ''): Promise<Page> => open(browser, a.baseUrl, key, consoleErrors, hash);
 
@@ -85,7 +76,7 @@ afterAll(async () => {
   await browser?.close();
   await a?.close();
   await new Promise<void>((r) => (deployAgents ? deployAgents.close(() => r()) : r()));
-  if (Object.keys(timings).length) process.stderr.write(`operations views timings (ms): ${JSON.stringify(timings)}\n`);
+  reportTimings();
 });
 
 /** What the view shows per batch: its verdict and each target's state, read from the DOM. */

@@ -87,3 +87,25 @@ export function call(agent: RunningAgent, method: string, p: string, key: string
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
 }
+
+/**
+ * How long each step of a browser test took: `timed(label, fn)` records it, `report()` prints the
+ * table once at the end (stderr), so slow steps show in CI logs without being timed assertions.
+ */
+export function stepTimer(title: string) {
+  const timings: Record<string, number> = {};
+  return {
+    timings,
+    async timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
+      const t0 = performance.now();
+      try {
+        return await fn();
+      } finally {
+        timings[label] = Math.round(performance.now() - t0);
+      }
+    },
+    report(): void {
+      if (Object.keys(timings).length) process.stderr.write(`${title} browser timings (ms): ${JSON.stringify(timings)}\n`);
+    },
+  };
+}

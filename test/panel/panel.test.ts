@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../helpers/agent-harness.js';
-import { CHROMIUM_MISSING, KEYS, REPO, SHOTS, launchChromium, openPanel as open, startPanelAgent, watchConsole } from './panel-harness.js';
+import { CHROMIUM_MISSING, KEYS, REPO, SHOTS, launchChromium, openPanel as open, startPanelAgent, watchConsole, stepTimer } from './panel-harness.js';
 
 /**
  * The web panel in a real browser (docs/panel.md): the page and its assets as served, then the
@@ -19,16 +19,7 @@ const AUDITOR = KEYS.auditor;
 let a: RunningAgent;
 let browser: Browser;
 const consoleErrors: string[] = [];
-const timings: Record<string, number> = {};
-
-async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
-  const t0 = performance.now();
-  try {
-    return await fn();
-  } finally {
-    timings[label] = Math.round(performance.now() - t0);
-  }
-}
+const { timed, report: reportTimings } = stepTimer('panel');
 
 const openPanel = (key: string): Promise<Page> => open(browser, a.baseUrl, key, consoleErrors);
 
@@ -56,7 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await a?.close();
-  if (Object.keys(timings).length) process.stderr.write(`panel browser timings (ms): ${JSON.stringify(timings)}\n`);
+  reportTimings();
 });
 
 describe('the agent serves the panel', () => {

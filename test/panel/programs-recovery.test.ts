@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../helpers/agent-harness.js';
-import { CHROMIUM_MISSING, KEYS, SHOTS, call, launchChromium, openPanel, shot, startPanelAgent } from './panel-harness.js';
+import { CHROMIUM_MISSING, KEYS, SHOTS, call, launchChromium, openPanel, shot, startPanelAgent, stepTimer } from './panel-harness.js';
 
 /**
  * The programs and recovery views in headless Chromium against the demo project (docs/panel.md § Views):
@@ -21,16 +21,7 @@ let a: RunningAgent;
 let root: string;
 let browser: Browser;
 const consoleErrors: string[] = [];
-const timings: Record<string, number> = {};
-
-async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
-  const t0 = performance.now();
-  try {
-    return await fn();
-  } finally {
-    timings[label] = Math.round(performance.now() - t0);
-  }
-}
+const { timed, report: reportTimings } = stepTimer('programs/recovery');
 
 const text = async (page: Page, selector: string) => ((await page.textContent(selector)) ?? '').trim();
 
@@ -43,7 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await a?.close();
-  if (Object.keys(timings).length) process.stderr.write(`programs/recovery browser timings (ms): ${JSON.stringify(timings)}\n`);
+  reportTimings();
 });
 
 describe('programs and recovery views in headless Chromium', () => {

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { RunningAgent } from '../helpers/agent-harness.js';
 import { call, createKey, enroll, startRelay, TENANT, until } from '../relay/relay-helpers.js';
 import type { Relay } from '../../relay/server.js';
-import { CHROMIUM_MISSING, launchChromium, openPanel, shot, startPanelAgent } from './panel-harness.js';
+import { CHROMIUM_MISSING, launchChromium, openPanel, shot, startPanelAgent, stepTimer } from './panel-harness.js';
 
 /**
  * The panel served by the relay (docs/panel.md § Relay): the relay's own page opens the fleet view
@@ -21,16 +21,7 @@ let agent: RunningAgent;
 let browser: Browser;
 let operatorKey: string;
 const consoleErrors: string[] = [];
-const timings: Record<string, number> = {};
-
-async function timed<T>(label: string, fn: () => Promise<T>): Promise<T> {
-  const t0 = performance.now();
-  try {
-    return await fn();
-  } finally {
-    timings[label] = Math.round(performance.now() - t0);
-  }
-}
+const { timed, report: reportTimings } = stepTimer('relay fleet');
 
 beforeAll(async () => {
   ({ relay, stop: stopRelay } = await startRelay({ requestTimeoutMs: 10_000 }));
@@ -48,7 +39,7 @@ afterAll(async () => {
   await browser?.close();
   await agent?.close();
   await stopRelay?.();
-  if (Object.keys(timings).length) process.stderr.write(`relay fleet browser timings (ms): ${JSON.stringify(timings)}\n`);
+  reportTimings();
 });
 
 describe('the relay serves the panel', () => {
