@@ -9,7 +9,7 @@ import { resolveProjectConfig } from '../project/resolve-config.js';
 import type { Principal } from '../security/principal.js';
 import type { ConfigControlSettings } from '../settings/settings.js';
 import { ApprovalStore, type ConfigApprovalRequest } from './approval-store.js';
-import { deviceFragmentFiles, writeDevicesToFragments } from './publish.js';
+import { publishFiles, writeDevicesToFragments } from './publish.js';
 import { liveResolved, type SnapshotDevice, type SnapshotMeta, type SnapshotResolved, type StoredSnapshot } from './snapshot-model.js';
 import { SnapshotStore } from './snapshot-store.js';
 
@@ -162,8 +162,10 @@ export class ConfigControlService {
     let failed: string[] = [];
     if (project.configPath) {
       const root = project.config?.projectRoot ?? snapshot.resolved.config.projectRoot;
-      const files = deviceFragmentFiles(root, snapshot.resolved.config.manifest);
-      const r = writeDevicesToFragments(files, configured);
+      // The snapshot's own layers and fragments: a device is edited where it is declared (a fleet
+      // robot's compute device in the fleet fragment), never copied into the devices fragment.
+      const files = publishFiles(snapshot.resolved.config, root);
+      const r = writeDevicesToFragments(files, configured, snapshot.resolved.config.devices ?? []);
       persisted = r.devices_persisted;
       failed = r.devices_failed;
     }

@@ -100,7 +100,13 @@ function text(v: unknown): string | null {
   return typeof v === 'string' && v.trim() !== '' ? v : typeof v === 'number' ? String(v) : null;
 }
 
-function fromConfig(d: ConfiguredDevice, now: number): DeviceRecord {
+/**
+ * The record a configured device starts with: what its declaration states, with the defaults the
+ * pool derives where it states nothing (lifecycle from `robot_id`, assignment = `robot_id`). A
+ * publish compares a snapshot's device against this to tell a run-time decision from a value the
+ * configuration already implies (docs/operations.md § Publishing).
+ */
+export function fromConfig(d: ConfiguredDevice, now: number): DeviceRecord {
   const raw = d.raw;
   const stated = raw['lifecycle_state'];
   const priority = Number(raw['failover_priority']);

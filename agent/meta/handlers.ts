@@ -11,6 +11,7 @@ import {
   SUPPORTED_API_VERSIONS,
 } from '../../api/versions.js';
 import { handlersFor } from '../core/handlers.js';
+import { FleetAgentRegistry } from '../operator/fleet-agents.js';
 import { projectRelative } from '../project/project-context.js';
 import type { Services } from '../runtime/services.js';
 import { CONTROL_CENTER_UI_VERSION, SVC_VERSION } from '../runtime/versions.js';
@@ -29,8 +30,14 @@ export function healthBody(services: MetaServices) {
   };
 }
 
-function fleetAgentCount(s: Pick<Services, 'project'>): number {
-  return s.project.config?.robots.length ?? 0;
+/**
+ * The fleet agents this agent knows: the entries of the registry `GET /v1/fleet/agents` lists
+ * (`<state dir>/fleet-agents.json`, operator/fleet-agents.ts), not the configured robots — a robot
+ * without a registered agent endpoint has no agent (docs/api.md § Meta endpoints). The file is
+ * written by another process, so it is read on every call, as the deploy gate does.
+ */
+function fleetAgentCount(s: Pick<Services, 'settings'>): number {
+  return new FleetAgentRegistry(s.settings.stateDir).count();
 }
 
 /** critical / degraded / healthy from the pool's failed and health-degraded counts (docs/api.md § Meta endpoints). */

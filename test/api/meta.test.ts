@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgent, type RunningAgent } from '../helpers/agent-harness.js';
@@ -60,7 +61,9 @@ describe('meta endpoints', () => {
     });
     const cfg = a.agent.services.project.config!;
     expect(body.fleet_id).toBe(cfg.fleetId);
-    expect(body.fleet_agent_count).toBe(cfg.robots.length);
+    // No fleet agent registered yet, although the demo configures two robots.
+    expect(cfg.robots.length).toBe(2);
+    expect(body.fleet_agent_count).toBe(0);
     expect(body.device_pool.total).toBe(cfg.devices.length);
     expect(body.device_pool.total).toBeGreaterThan(5);
     const sum = ['discovered', 'quarantined', 'verified', 'assigned', 'active', 'healthy', 'degraded', 'offline', 'failed', 'retired']
@@ -103,6 +106,29 @@ describe('meta endpoints', () => {
     expect(body.device_pool).toMatchObject({ healthy: 4, degraded: 0, failed: 1 });
     expect(body.device_pool.lifecycle.failed).toBe(1);
     expect(body.overall_status).toBe('critical');
+  });
+
+  // Regression: fleet_agent_count counted the configured robots; it counts the fleet agents the
+  // agent knows, the registry GET /v1/fleet/agents lists (docs/api.md § Meta endpoints).
+  it('fleet_agent_count in /v1/instance and /v1/dashboard counts the registered fleet agents, read live', async () => {
+    const a = await demoAgent({ SVC_API_KEY: KEY });
+    const auth = { headers: { Authorization: `Bearer ${KEY}` } };
+    const counts = async () => [(await a.json('/v1/instance')).body.fleet_agent_count, (await a.json('/v1/dashboard')).body.fleet_agent_count];
+    expect(await counts()).toEqual([0, 0]);
+
+    // Written by another process (the CLI's registration): one robot of the fleet, one robot the
+    // configuration does not know, and an entry without a url that the registry skips.
+    const file = path.join(a.stateDir, 'fleet-agents.json');
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ agents: [{ robot_name: 'Sentinel', url: 'http://10.0.0.5:7070', token: 't' }, { robot_name: 'Spare', url: 'http://10.0.0.9:7070' }, { robot_name: 'Dockhand' }] }),
+    );
+    const listed = (await a.json('/v1/fleet/agents', auth)).body.agents as unknown[];
+    expect(listed).toHaveLength(2);
+    expect(await counts()).toEqual([2, 2]);
+
+    fs.writeFileSync(file, '{not json');
+    expect(await counts()).toEqual([0, 0]);
   });
 
   it('GET /v1/instance without a project reports nulls, not guesses', async () => {

@@ -43,15 +43,17 @@ describe('publish', () => {
     expect(r.status).toBe(200);
     expect(r.body.publish).toEqual({ snapshot_id: snap, devices_persisted: 2, devices_failed: [], reloaded_from_disk: true });
 
-    // The fragment now states the published decisions.
+    // The fragment states the snapshot's decisions and nothing more: cam-2's trust (a decision its
+    // declaration did not state); cam-1's "active" is what its robot_id already implies, so its
+    // declaration stays as the snapshot held it (no lifecycle_state or assigned_robot key added).
     const doc = parse(fs.readFileSync(fragment, 'utf8')) as { devices: Array<Record<string, unknown>> };
-    expect(doc.devices.find((d) => d['id'] === 'cam-1')).toMatchObject({ lifecycle_state: 'active', robot_id: 'Rover', assigned_robot: 'Rover', trust_level: 'verified', logical_name: 'front_camera' });
-    expect(doc.devices.find((d) => d['id'] === 'cam-2')).toMatchObject({ trust_level: 'trusted', lifecycle_state: 'verified', type: 'camera' });
+    expect(doc.devices.find((d) => d['id'] === 'cam-1')).toEqual({ id: 'cam-1', type: 'camera', robot_id: 'Rover', logical_name: 'front_camera', firmware_version: '1.4.0', trust_level: 'verified' });
+    expect(doc.devices.find((d) => d['id'] === 'cam-2')).toEqual({ id: 'cam-2', type: 'camera', trust_level: 'trusted' });
     expect(doc.devices).toHaveLength(2);
-    // Edited in place: the comment and the other lines are kept, the new keys sit in their table.
+    // Edited in place: the comment and the other lines are kept, the new key sits in its table.
     const text = fs.readFileSync(fragment, 'utf8');
-    expect(text.startsWith('# Cameras of the orchard rover.\n[[devices]]\nid = "cam-1"\ntype = "camera"\nrobot_id = "Rover"\n')).toBe(true);
-    expect(text).toContain('[[devices]]\nid = "cam-2"\ntype = "camera"\nlifecycle_state = "verified"\ntrust_level = "trusted"\n');
+    expect(text.startsWith(before.slice(0, before.indexOf('[[devices]]\nid = "cam-2"')))).toBe(true);
+    expect(text).toContain('[[devices]]\nid = "cam-2"\ntype = "camera"\ntrust_level = "trusted"\n');
     // The device pool took the published values at once.
     expect(await device(a, 'cam-1')).toMatchObject({ lifecycle_state: 'active', trust_level: 'verified' });
     expect(await device(a, 'cam-2')).toMatchObject({ trust_level: 'trusted' });
@@ -74,7 +76,8 @@ describe('publish', () => {
     const r = await post(a, `/v1/config/approvals/${id}/approve`, a.keys.supervisor, {});
     expect(r.body.publish).toMatchObject({ devices_persisted: 2, devices_failed: [], reloaded_from_disk: true });
     const doc = parse(fs.readFileSync(fragment, 'utf8')) as { devices: Array<Record<string, unknown>> };
-    expect(doc.devices.find((d) => d['id'] === 'cam-2')).toEqual({ id: 'cam-2', type: 'camera', lifecycle_state: 'verified' });
+    // The declaration the snapshot held, not the pool's defaults ("verified" is implied without a robot_id).
+    expect(doc.devices.find((d) => d['id'] === 'cam-2')).toEqual({ id: 'cam-2', type: 'camera' });
 
     // The device fragment disappears from disk: no file to write, the snapshot replaces the live configuration in memory.
     const snap2 = (await post(a, '/v1/config/snapshots', a.keys.developer, {})).body.snapshot.id;
