@@ -21,7 +21,7 @@ import { simulateProgram, type ExecutedSimulation } from './runtime/simulate.js'
 import { FAILURE_FAULTS } from './runtime/health-injection.js';
 import type { EscalationPort } from './runtime/escalations.js';
 import type { RuntimeHealth } from './analysis/options.js';
-import { replayTrace } from './runtime/replay.js';
+import { replayTrace, traceSourcePath } from './runtime/replay.js';
 import { parseOffset } from './runtime/trace-file.js';
 import { listTraces } from './runtime/trace-listing.js';
 import { ProgramRuntimeError } from './runtime/interpreter.js';
@@ -32,6 +32,14 @@ import type { ProgramFacts } from '../entities/program-facts.js';
 import { projectRelative } from '../project/project-context.js';
 
 const VERSION = 'v1' as const;
+
+function realpathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
 
 function isFile(p: string): boolean {
   try {
@@ -255,21 +263,29 @@ export class ProgramEngine {
   }
 
   /**
-   * A trace's `source` as written (relative to the project root or the working directory), else
-   * relative to the trace's own directory, which is how traces are saved (docs/program-language.md §17). Remote callers
-   * stay inside the project root: a source leading out of it is a 400, whether or not it exists.
+   * The program a trace's `source` names: an absolute path as written, a relative one against the
+   * trace's own folder, which is how traces are saved (docs/program-language.md §17, §26), never
+   * against the working directory, so the CLI and REST find the same program wherever they run.
+   * Remote callers stay inside the project root: a source leading out of it is a 400, whether or not
+   * it exists, and a missing one is a 404 naming both paths relative to the project root.
    */
   private traceSource(source: string, traceFile: string): string {
-    if (!source) throw badRequest(`trace has no source program: ${traceFile}`);
-    const base = this.workspace.confineToRoot ? this.workspace.projectRoot : this.workspace.cwd;
-    const candidates = [path.resolve(base, source), path.resolve(path.dirname(traceFile), source)];
-    for (const candidate of candidates) {
-      const checked = this.workspace.confineToRoot ? resolveInsideProject(this.workspace.projectRoot, candidate) : candidate;
+    const ws = this.workspace;
+    const shown = (p: string) => (ws.confineToRoot ? projectRelative(ws, p)! : p);
+    if (!source) throw badRequest(`trace has no source program: ${shown(traceFile)}`);
+    const candidate = traceSourcePath(source, traceFile);
+    let checked = candidate;
+    if (ws.confineToRoot) {
+      // Checked as the path relative to the root it is (the trace's folder joined with the source),
+      // so an error names no absolute path of the robot's disk.
+      const root = realpathOr(ws.projectRoot);
+      const requested = path.isAbsolute(source) ? source : path.join(path.relative(root, path.dirname(traceFile)), source);
+      checked = resolveInsideProject(ws.projectRoot, requested);
       // A trace's source is read like a program file: never from the state directory (docs/security.md §5).
-      if (this.workspace.confineToRoot) refuseStateDir(this.workspace, checked, source);
-      if (isFile(checked)) return checked;
+      refuseStateDir(ws, checked, source);
     }
-    throw notFound(`program not found: ${source}`);
+    if (isFile(checked)) return checked;
+    throw notFound(`program not found: ${shown(checked)} (the source '${source}' of the trace ${shown(traceFile)}, relative to the trace's folder)`);
   }
 
   trust(query: ProgramQuery) {
