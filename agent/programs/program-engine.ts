@@ -3,7 +3,8 @@ import path from 'node:path';
 import { badRequest, notFound } from '../core/errors.js';
 import { resolveInsideProject } from '../project/project-paths.js';
 import type { AnalysisOptions } from './analysis/options.js';
-import { evaluateReadiness } from './analysis/readiness.js';
+import { evaluateReadiness, readinessPolicy } from './analysis/readiness.js';
+import { baselineDrift, driftIssues } from './analysis/baseline-drift.js';
 import { verifyHardware } from './analysis/verify-hardware.js';
 import { verifyCapabilities } from './analysis/capabilities.js';
 import { verifyMission } from './analysis/verify-mission.js';
@@ -147,13 +148,36 @@ export class ProgramEngine {
   }
 
   /**
-   * Readiness with a runtime run (CLI `svc readiness --runtime [--inject-health-faults]`, docs/program-language.md §8, §29):
-   * the program is simulated (with the health faults when asked) and the run's health outcome is
-   * folded into the Health factor. Not reachable over REST, where readiness stays static.
+   * The CLI's readiness (`svc readiness`, docs/program-language.md §8, §29): the REST flags plus what
+   * remote callers cannot ask for. `include_runtime` / `inject_health_faults` simulate the program
+   * (with the health faults when asked) and fold the run's health into the Health factor;
+   * `readiness_policy` (`--policy FILE`) overrides the configured minimum score and weights;
+   * `baseline` (`--baseline DIR`) adds the configuration drift since that saved project as issues.
    */
-  readinessWithRuntime(req: LocalProgramRequest) {
+  readinessLocal(req: LocalProgramRequest) {
     const { file, program } = this.program(req);
-    let runtime: RuntimeHealth;
+    const options: AnalysisOptions = { ...this.options(req) };
+    if (req.include_runtime === true || req.inject_health_faults === true) options.runtimeHealth = this.runtimeHealth(program, file, req);
+    if (req.readiness_policy) {
+      const configured = readinessPolicy(this.workspace.config);
+      const given = req.readiness_policy;
+      options.readinessPolicy = { minimum_score: given.minimum_score ?? configured.minimum_score, weights: { ...configured.weights, ...given.weights } };
+    }
+    if (req.baseline !== undefined) options.driftIssues = driftIssues(this.baselineDrift(req.baseline));
+    return { version: VERSION, file, report: evaluateReadiness(program, options) };
+  }
+
+  /** Readiness with a runtime run, whatever the flags say (kept for callers of the earlier name). */
+  readinessWithRuntime(req: LocalProgramRequest) {
+    return this.readinessLocal({ ...req, include_runtime: true });
+  }
+
+  private baselineDrift(baseline: string) {
+    if (!this.workspace.config) throw badRequest(`--baseline compares project configurations, and this program has none (no svc.toml above it; give --config)`);
+    return baselineDrift(baseline, this.workspace.config);
+  }
+
+  private runtimeHealth(program: Program, file: string, req: ProgramRequest): RuntimeHealth {
     try {
       const sim = simulateProgram(program, {
         file,
@@ -163,7 +187,7 @@ export class ProgramEngine {
         decisions: this.workspace.decisions,
       }) as ExecutedSimulation;
       const health = sim.result.health;
-      runtime = {
+      return {
         executed: true,
         status: health?.status ?? 'Healthy',
         injected: (health?.injected ?? []).map((f) => ({ robot: f.robot, fault: f.fault, status: f.status })),
@@ -172,9 +196,8 @@ export class ProgramEngine {
       };
     } catch (err) {
       if (!(err instanceof ProgramRuntimeError)) throw err;
-      runtime = { executed: false, status: 'Failed', injected: [], emergency_stop: false, error: err.message };
+      return { executed: false, status: 'Failed', injected: [], emergency_stop: false, error: err.message };
     }
-    return { version: VERSION, file, report: evaluateReadiness(program, { ...this.options(req), runtimeHealth: runtime }) };
   }
 
   /**
@@ -311,6 +334,26 @@ export class ProgramEngine {
       : { kind: 'program' as const, program: loadProgram(file) };
     const result = explain(input, { ...this.options(req), mode, file, stateDir: this.workspace.stateDir, projectRoot: this.workspace.projectRoot });
     return { version: VERSION, file, mode: result.mode, report: result.report };
+  }
+
+  /**
+   * The CLI's explain: with `baseline` (`svc explain F.sd --baseline DIR`), the program mode gains the
+   * `drift` section (docs/program-language.md §22: CLI only) listing the configuration drift since
+   * that saved project.
+   */
+  explainLocal(req: LocalProgramRequest) {
+    const body = this.explain(req);
+    if (req.baseline === undefined) return body;
+    if (body.mode !== 'program') throw badRequest(`--baseline adds the drift section of the program explanation, not of mode '${body.mode}'`);
+    const drift = this.baselineDrift(req.baseline);
+    const findings = drift.report.findings;
+    const serious = findings.filter((f) => ['medium', 'high', 'critical'].includes(f.severity)).length;
+    body.report.sections.push({
+      topic: 'drift',
+      summary: findings.length === 0 ? `No configuration drift since the baseline ${req.baseline}` : `${findings.length} drift finding(s) since the baseline ${req.baseline} (${serious} medium or worse)`,
+      details: findings.map((f) => `[${f.severity}] ${f.dimension}: ${f.message}`),
+    });
+    return body;
   }
 
   auditDecisions(req: ProgramRequest) {
