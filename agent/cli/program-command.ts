@@ -228,7 +228,9 @@ export async function runProgramCommand(
   }
   if (replayViews && file) {
     const view = replayView(file, replayViews);
-    if (flags.has('wall-clock')) await paceFrames(view.playback, local.write ?? ((t) => void process.stdout.write(t)));
+    // With --json the pacing stays silent: stdout carries only the body.
+    const write = flags.has('json') ? () => undefined : (local.write ?? ((t: string) => void process.stdout.write(t)));
+    if (flags.has('wall-clock')) await paceFrames(view.playback, write);
     body = { ...b, ...view.json };
   }
   const wantsJson = flags.has('json') || format === 'json';

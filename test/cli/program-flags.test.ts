@@ -259,6 +259,9 @@ describe('svc replay --at --inspect --show-faults --wall-clock', () => {
     ]);
     expect(r.stdout).toContain('Playback: 4 frame(s), 4 state(s) applied\n');
     expect(elapsed).toBeGreaterThanOrEqual(600);
+    // With --json only the body is printed (the pacing stays silent).
+    const body = json(['replay', 'courier.trace', '--playback', '--wall-clock', '--from', '3800']).body;
+    expect(body.replay).toMatchObject({ mode: 'playback', frames_applied: 2 });
     expect(svc(['replay', 'courier.trace', '--wall-clock', '--deterministic'])).toMatchObject({
       code: 2,
       stderr: 'svc: --wall-clock paces a playback: use it with --playback\n',
