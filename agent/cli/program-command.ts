@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadConfigFile } from '../project/load-file.js';
-import { findManifest, resolveProjectConfig } from '../project/resolve-config.js';
+import { isTable } from '../project/deep-merge.js';
+import { findManifest, isDirectory, resolveProjectConfig } from '../project/resolve-config.js';
 import { WEIGHT_KEYS } from '../programs/analysis/readiness-policy.js';
 import { loadTrace } from '../programs/program-files.js';
 import { parseOffset, type TraceFrame } from '../programs/runtime/trace-file.js';
@@ -15,7 +16,7 @@ import {
   atLines,
   atView,
   frameLine,
-  healthLines,
+  healthCheckLines,
   healthPassed,
   isFaultFrame,
   minimumCapabilityLines,
@@ -265,7 +266,7 @@ function decorate(
     if (!strictPassed(body['report'])) exitCode = 1;
   }
   if (specId === CAPABILITIES && ctx.flags.has('health')) {
-    lines.push(...healthLines(body['health']));
+    lines.push(...healthCheckLines(body['health']));
     if (!healthPassed(body['health'])) exitCode = 1;
   }
   if (specId === CAPABILITIES && body['minimum_capabilities']) {
@@ -294,7 +295,7 @@ interface PolicyFile {
  */
 export function readPolicyFile(file: string): PolicyFile {
   const raw = loadConfigFile(file, { role: 'readiness policy file' }) as Record<string, unknown>;
-  const table = isPlainTable(raw['readiness']) && Object.keys(raw).length === 1 ? (raw['readiness'] as Record<string, unknown>) : raw;
+  const table = isTable(raw['readiness']) && Object.keys(raw).length === 1 ? (raw['readiness'] as Record<string, unknown>) : raw;
   const policy: PolicyFile = {};
   for (const [key, value] of Object.entries(table)) {
     if (key === 'minimum_score') {
@@ -305,7 +306,7 @@ export function readPolicyFile(file: string): PolicyFile {
       if (typeof value !== 'boolean') throw new UsageError(`${file}: strict must be true or false`);
       policy.strict = value;
     } else if (key === 'weights') {
-      if (!isPlainTable(value)) throw new UsageError(`${file}: weights must be a table of factor weights`);
+      if (!isTable(value)) throw new UsageError(`${file}: weights must be a table of factor weights`);
       policy.weights = {};
       for (const [factor, w] of Object.entries(value)) {
         if (!(WEIGHT_KEYS as readonly string[]).includes(factor)) throw new UsageError(`${file}: unknown weight '${factor}' (known: ${WEIGHT_KEYS.join(', ')})`);
@@ -320,21 +321,9 @@ export function readPolicyFile(file: string): PolicyFile {
   return policy;
 }
 
-function isPlainTable(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function baselineDir(dir: string): string {
   if (!isDirectory(dir)) throw new UsageError(`--baseline needs a directory holding the saved project (its svc.toml): ${dir}`);
   return dir;
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
 }
 
 /** `svc trust F --project DIR`: the project is DIR (its svc.toml when there is one), wherever the program lies. */

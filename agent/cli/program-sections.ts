@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Settings } from '../settings/settings.js';
 import { UsageError } from './args.js';
 import { healLines } from './program-text.js';
-import { healthLines, healthPassed } from './program-views.js';
+import { healthCheckLines, healthPassed } from './program-views.js';
 
 type Body = Record<string, any>;
 
@@ -121,7 +121,7 @@ export const SECTION_COMMANDS: readonly SectionCommand[] = [
   { words: ['mitigation', 'plan'], summary: 'the recovery (mitigation) part of svc assure', source: 'assure', key: 'recovery', pick: (b) => b.report.recovery, text: healLines, passed: (s) => s.passed === true },
   { words: ['trace', 'capabilities'], summary: 'capability traceability rows of svc verify --capabilities --traceability', source: 'capabilities', key: 'traceability', pick: (b) => b.traceability, text: capabilityTraceLines, passed: (t) => t.errors.length === 0 },
   { words: ['trace', 'hardware'], summary: 'hardware traceability rows of svc verify --capabilities --traceability', source: 'capabilities', key: 'traceability', pick: (b) => b.traceability, text: hardwareTraceLines, passed: (t) => t.errors.length === 0 },
-  { words: ['trace', 'health'], summary: 'the static health checks of svc verify --capabilities', source: 'capabilities', key: 'health', pick: (b) => b.health, text: healthLines, passed: healthPassed },
+  { words: ['trace', 'health'], summary: 'the static health checks of svc verify --capabilities', source: 'capabilities', key: 'health', pick: (b) => b.health, text: healthCheckLines, passed: healthPassed },
   { words: ['robot', 'capabilities'], summary: 'declared and inferred capabilities per robot', source: 'capabilities', key: 'capabilities', pick: (b) => b.capabilities, text: robotCapabilityLines, passed: () => true },
   { words: ['recover'], summary: 'the heal analysis of one failure (--failure KIND, e.g. gps)', source: 'recover', key: 'report', pick: (b) => b.legacy, text: healLines, passed: (s) => s.passed === true },
 ];

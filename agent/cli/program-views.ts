@@ -69,7 +69,7 @@ export function strictCertify(body: Body): Body {
 const UNHEALTHY = new Set(['Critical', 'Failed', 'Unsafe']);
 
 /** `--health`: each static health check (docs/program-language.md §9.9, §14). */
-export function healthLines(health: Body): string[] {
+export function healthCheckLines(health: Body): string[] {
   return [
     `Health checks: ${health.checks.length}, overall ${health.overall}`,
     ...health.checks.map((c: Body) => `  [${c.status}] ${c.name}: ${c.message}`),

@@ -3,14 +3,15 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/agent-harness.js';
 import { demoProjectCli } from '../helpers/svc-project-cli.js';
-import { fixtureCli } from './cli-project.js';
+import { projectCli } from '../helpers/svc-project-cli.js';
 
 /**
  * The program command flags and section commands of docs/program-language.md §29 (docs/programs.md,
  * "The CLI"), run through the built `svc` (`npm run build` first): exact text, exit codes, and exit 2
  * with a clear message for a wrong flag or value.
  */
-const { dir, svc, json } = fixtureCli('svc-cli-flags');
+const FIXTURES = path.join(__dirname, 'fixtures');
+const { root: dir, svc, json } = projectCli('svc-cli-flags', FIXTURES);
 const demo = demoProjectCli('svc-cli-flags-demo');
 
 const COURIER_ISSUES = [

@@ -1,12 +1,13 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fixtureCli } from './cli-project.js';
+import { projectCli } from '../helpers/svc-project-cli.js';
 
 /**
  * The section commands (agent/cli/program-sections.ts, docs/programs.md "The CLI"): each prints one
  * part of the assure report, of the capabilities verification, or the heal analysis of one failure.
  * Runs the built `svc` (`npm run build` first).
  */
-const { svc, json } = fixtureCli('svc-cli-sections');
+const { svc, json } = projectCli('svc-cli-sections', path.join(__dirname, 'fixtures'));
 
 const lines = (...l: string[]) => `${l.join('\n')}\n`;
 

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { fixtureCli } from './cli-project.js';
+import { projectCli } from '../helpers/svc-project-cli.js';
 
 /**
  * The lines people grep for in `svc check`, `svc heal` and `svc verify` (docs/programs.md, "The
  * CLI"); `--json` stays the REST body. Runs the built `svc` (`npm run build` first).
  */
-const { dir, svc, json } = fixtureCli('svc-cli-text');
+const { root: dir, svc, json } = projectCli('svc-cli-text', path.join(__dirname, 'fixtures'));
 
 beforeAll(() => {
   fs.writeFileSync(
