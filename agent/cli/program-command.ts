@@ -221,18 +221,17 @@ export async function runProgramCommand(
     if (report) await appendReadinessHistory(settings.stateDir, file, report);
   }
   // CLI-only compositions and views on top of the REST body (docs/programs.md, "The CLI").
-  const b = body as Record<string, any>;
-  if (flags.has('strict-certify')) body = strictCertify(b);
+  if (flags.has('strict-certify')) body = strictCertify(body as Record<string, any>);
   if (flags.has('minimum-capabilities')) {
     const assured = (await service.run('assure', { file: file ?? undefined, target: request['target'] as string | undefined, all_targets: request['all_targets'] as boolean | undefined })) as { report: Record<string, any> };
-    body = { ...b, minimum_capabilities: assured.report['assurance'].safety_case.capability_verification };
+    body = { ...(body as object), minimum_capabilities: assured.report['assurance'].safety_case.capability_verification };
   }
   if (replayViews && file) {
     const view = replayView(file, replayViews);
     // With --json the pacing stays silent: stdout carries only the body.
     const write = flags.has('json') ? () => undefined : (local.write ?? ((t: string) => void process.stdout.write(t)));
     if (flags.has('wall-clock')) await paceFrames(view.playback, write);
-    body = { ...b, ...view.json };
+    body = { ...(body as object), ...view.json };
   }
   const wantsJson = flags.has('json') || format === 'json';
   if (flags.has('agent-json')) {
