@@ -4,59 +4,95 @@ import { ApiError } from '../core/errors.js';
 import { parseSource } from '../programs/program-files.js';
 import type { Program } from '../programs/language/ast.js';
 import { UsageError } from './args.js';
+import { ProgramRuntimeError } from '../programs/runtime/errors.js';
+import { loadSettings, type Settings } from '../settings/settings.js';
 
 interface CheckResult {
   file: string;
   ok: boolean;
+  /** What failed: the file could not be read, did not parse, or did not type-check. */
+  stage?: 'read' | 'parse' | 'type';
   robots?: number;
   declarations?: number;
   warnings?: string[];
   error?: string;
   location?: { line: number; column: number };
+  /** `--readiness-json`: the readiness REST body of a file that parsed (docs/program-language.md §9, §29). */
+  readiness?: unknown;
 }
+
+const CHECK_OPTIONS = new Set(['json', 'readiness-json', 'config']);
 
 /**
- * `svc check FILE... [--json]`: parses each program and runs the static checks that need no
- * configuration. One result line per file; exit 0 when every file parses, 2 on any parse error
- * (or a file that cannot be read).
+ * `svc check FILE... [--json] [--readiness-json [--config svc.toml]]`: parses each program, runs the
+ * type check the simulator runs before interpreting (docs/program-language.md §24.1) and the static
+ * checks that need no configuration. Text: `✓ <file> — no type errors` per clean file (then its
+ * warnings), `✗ <file> — <reason>` per failing one. Exit 0 when every file is clean, 2 when one cannot
+ * be read or does not parse, else 1 when one has a type error. `--readiness-json` prints JSON in which
+ * each file that parsed also carries `readiness`, the body of `POST /v1/programs/readiness` for it.
  */
-export function checkCommand(files: readonly string[], options: Map<string, string | true>, cwd = process.cwd()): { stdout: string; exitCode: number } {
+export async function checkCommand(files: readonly string[], options: Map<string, string | true>, cwd = process.cwd(), settings?: Settings): Promise<{ stdout: string; exitCode: number }> {
   const all = [...files];
   for (const [name, value] of options) {
-    if (name !== 'json') throw new UsageError(`unknown option --${name} for check`);
-    if (typeof value === 'string') all.push(value);
+    if (!CHECK_OPTIONS.has(name)) throw new UsageError(`unknown option --${name} for check (options: --json, --readiness-json, --config FILE)`);
+    if (name === 'config') {
+      if (value === true) throw new UsageError('--config needs a value');
+      if (!options.has('readiness-json')) throw new UsageError("--config is an option of 'svc check --readiness-json'");
+    } else if (typeof value === 'string') all.push(value);
   }
   if (all.length === 0) throw new UsageError("'svc check' needs at least one .sd file");
-  const results = all.map((f) => checkFile(f, cwd));
-  const stdout = options.has('json') ? JSON.stringify(results, null, 2) : results.map(resultLine).join('\n');
-  return { stdout: `${stdout}\n`, exitCode: results.every((r) => r.ok) ? 0 : 2 };
+  const { typeCheckProgram } = await import('../programs/runtime/type-check.js');
+  const results = all.map((f) => checkFile(f, cwd, typeCheckProgram));
+  const withReadiness = options.has('readiness-json');
+  if (withReadiness) {
+    const config = options.get('config');
+    for (const r of results) {
+      if (r.stage === 'read' || r.stage === 'parse') continue;
+      r.readiness = await readinessBody(path.resolve(cwd, r.file), typeof config === 'string' ? config : undefined, cwd, settings ?? loadSettings());
+    }
+  }
+  const stdout = options.has('json') || withReadiness ? JSON.stringify(results, null, 2) : results.flatMap(resultLines).join('\n');
+  const unreadable = results.some((r) => r.stage === 'read' || r.stage === 'parse');
+  return { stdout: `${stdout}\n`, exitCode: unreadable ? 2 : results.every((r) => r.ok) ? 0 : 1 };
 }
 
-function checkFile(file: string, cwd: string): CheckResult {
+async function readinessBody(file: string, config: string | undefined, cwd: string, settings: Settings): Promise<unknown> {
+  const [{ ProgramService }, { cliWorkspace }] = await Promise.all([import('../programs/program-service.js'), import('./program-command.js')]);
+  return new ProgramService(cliWorkspace(file, config, cwd, settings)).run('readiness', { file });
+}
+
+function checkFile(file: string, cwd: string, typeCheck: (p: Program) => void): CheckResult {
   const abs = path.resolve(cwd, file);
   let source: string;
   try {
     source = fs.readFileSync(abs, 'utf8');
   } catch (err) {
-    return { file, ok: false, error: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
+    return { file, ok: false, stage: 'read', error: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` };
   }
+  let program: Program;
   try {
-    const program = parseSource(source, file);
-    return { file, ok: true, robots: program.robots.length, declarations: countDeclarations(program), warnings: staticWarnings(program) };
+    program = parseSource(source, file);
   } catch (err) {
     if (err instanceof ApiError) {
       const loc = err.extra['location'] as { line: number; column: number } | undefined;
-      return { file, ok: false, error: err.message, ...(loc ? { location: { line: loc.line, column: loc.column } } : {}) };
+      return { file, ok: false, stage: 'parse', error: err.message, ...(loc ? { location: { line: loc.line, column: loc.column } } : {}) };
     }
     throw err;
   }
+  const facts = { robots: program.robots.length, declarations: countDeclarations(program), warnings: staticWarnings(program) };
+  try {
+    typeCheck(program);
+  } catch (err) {
+    if (!(err instanceof ProgramRuntimeError)) throw err;
+    return { file, ok: false, stage: 'type', error: err.message, ...(err.loc ? { location: { line: err.loc.line, column: err.loc.column } } : {}), ...facts };
+  }
+  return { file, ok: true, ...facts };
 }
 
-function resultLine(r: CheckResult): string {
+function resultLines(r: CheckResult): string[] {
   // The error's first line carries file:line:col and the detail; --json has the quoted source line too.
-  if (!r.ok) return `FAIL ${r.file}: ${r.error!.split('\n')[0]}`;
-  const warn = r.warnings!.length ? `; ${r.warnings!.length} warning(s): ${r.warnings!.join('; ')}` : '';
-  return `ok   ${r.file}: ${r.robots} robot(s), ${r.declarations} declaration(s)${warn}`;
+  if (!r.ok) return [`✗ ${r.file} — ${r.error!.split('\n')[0]}`];
+  return [`✓ ${r.file} — no type errors`, ...r.warnings!.map((w) => `  warning: ${w}`)];
 }
 
 /** Every top-level declaration the model holds (lists and optional slots). */

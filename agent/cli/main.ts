@@ -12,6 +12,7 @@ import { apiKeyGenerateCommand } from './api-key-command.js';
 import { serveCommand } from './serve-command.js';
 import { simDeviceCommand } from './sim-device-command.js';
 import { programCommandFor } from '../programs/handlers.js';
+import { findSectionCommand, runSectionCommand, sectionUsage } from './program-sections.js';
 
 /** Exit codes: 0 success, 1 the operation was refused or failed, 2 usage, configuration or parse error. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
@@ -30,11 +31,23 @@ function usage(): string {
     '  svc relay enroll --tenant T --agent A [--ttl 24h] [--state-dir DIR]',
     '  svc sim-device (--serial PATH | --slcan PATH | --mqtt URL) --id ID [--type T] [--firmware V] [--rate HZ] [--fault F]',
     '  svc control-center api-key generate [--export]',
-    '  svc check FILE.sd... [--json]                        parse and static checks (exit 2 on a parse error)',
+    '  svc check FILE.sd... [--json] [--readiness-json [--config svc.toml]]   parse, type check and static checks',
     '  svc readiness|assure|diagnose|heal|verify|sim|replay|trust|explain FILE [--json] [--config svc.toml] [--target HW]',
+    '  svc readiness FILE.sd [--all-targets] [--runtime] [--inject-health-faults] [--strict] [--policy FILE] [--baseline DIR]',
+    '                        [--record] [--json | --markdown | --html | --agent-json]',
+    '  svc verify FILE.sd [--target HW | --all-targets] [--strict-certify]     (alias: svc compatibility)',
+    '  svc verify FILE.sd --capabilities [--traceability] [--health] [--minimum-capabilities]',
+    '  svc sim FILE.sd [--record] [--trace-out PATH] [--decision-trace] [--inject-health-faults] [--inject-failure NAME]',
+    '                  [--trace-scheduler] [--json | --metrics-json]',
     '  svc run FILE.sd [--verbose] [svc sim options]           simulation with 10 loop iterations (20 with --verbose)',
+    '  svc replay FILE.trace [--deterministic | --playback [--wall-clock] | --inspect] [--from T] [--at T] [--show-faults]',
+    '  svc trust FILE.sd [--project DIR] [--json | --format text|json|markdown]',
+    '  svc explain [MODE] FILE [--baseline DIR]               MODE: program, readiness, verify, safety, trace, decision',
     '      (program commands: exit 0 ready/passed, 1 not, 2 usage or parse error; see docs/programs.md)',
     '  svc <command> [args] [--field value ...] [--body JSON] [--config svc.toml] [--program file.sd] [--url URL]',
+    '',
+    'Section commands (one part of a program report; --json, --config, --target, --all-targets; docs/programs.md):',
+    ...sectionUsage(),
     '',
     'Commands (each is the REST operation shown; in-process by default, over REST with --url or SVC_CONTROL_CENTER_URL):',
     ...lines,
@@ -95,6 +108,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (words[0] === 'run') {
       const { runRunCommand } = await import('./program-command.js');
       return await runProgram(() => runRunCommand(words.slice(1), options, loadSettings()));
+    }
+    // Section commands: one part of a program report (agent/cli/program-sections.ts, docs/programs.md).
+    const section = findSectionCommand(words);
+    if (section) {
+      return await runProgram(() => runSectionCommand(section.command, section.rest, options, loadSettings()));
     }
     const found = findOperation(SPECS, words);
     if (!found) throw new UsageError(`unknown command '${words.join(' ')}' (try 'svc help')`);

@@ -51,17 +51,14 @@ const PRESENTERS: Record<string, Presenter> = {
     passed: ({ report }) => report.passed === true,
   },
   evaluateProgramHeal: {
-    text: ({ report }) => [
-      'Recovery Report',
-      `Passed: ${report.passed}`,
-      ...(report.results ?? []).map((r: Body) => `* ${r.plan ?? r.name ?? ''} ${r.status ?? ''}`.trim()),
-    ],
+    text: ({ report }) => healLines(report),
     passed: ({ report }) => report.passed === true,
   },
   verifyProgramHardware: {
     text: ({ report }) => [
       `Hardware compatible: ${yesNo(report.compatible)}${report.target ? ` (target ${report.target})` : ''}`,
       ...report.items.map((i: Body) => `[${i.severity}] ${i.category}: ${i.message}`),
+      deploymentLine(report),
     ],
     passed: ({ report }) => report.compatible === true,
   },
@@ -162,6 +159,47 @@ const PRESENTERS: Record<string, Presenter> = {
     passed: () => true,
   },
 };
+
+/**
+ * The heal report for people (docs/program-language.md §12): per failure its diagnosis, the recovery
+ * actions, the plan's risk, whether every action passed the safety gate, and the outcome; then
+ * whether recovery is ready and the share of planned actions that would execute.
+ */
+export function healLines(report: Body): string[] {
+  const lines = ['Recovery Report', `Passed: ${report.passed}`];
+  const plans = new Map<string, Body>((report.plans ?? []).map((p: Body) => [p.name, p]));
+  for (const result of report.results ?? []) {
+    const plan = plans.get(result.plan) ?? {};
+    const safe = result.actions.every((a: Body) => a.gates.every((g: Body) => g.gate !== 'Safety Validation' || g.passed));
+    const executed = result.actions.filter((a: Body) => a.executed).length;
+    lines.push('', `Failure: ${result.failure}`, `  Diagnosis: ${plan.diagnosis ?? '-'} (${plan.classification ?? 'Unknown'})`);
+    for (const a of result.actions) {
+      const blocked = a.gates.filter((g: Body) => !g.passed).map((g: Body) => g.gate);
+      lines.push(`  Recovery Action ${a.order}: ${a.description}${a.executed ? '' : ` (blocked by ${blocked.join(', ')})`}`);
+    }
+    lines.push(
+      `  Risk: ${plan.risk ?? '-'}`,
+      `  Safety Validation: ${safe ? 'PASS' : 'FAIL'}`,
+      `  Outcome: ${result.status} (${executed}/${result.actions.length} action(s) executed)`,
+    );
+  }
+  for (const issue of report.mode_issues ?? []) lines.push(`* ${issue}`);
+  lines.push(
+    '',
+    `Recovery Ready: ${yesNo(report.readiness?.recovery_ready)}`,
+    `Success Rate: ${Math.round((report.assurance?.success_rate ?? 0) * 100)}%`,
+  );
+  return lines;
+}
+
+/** The last line of `svc verify` (docs/program-language.md §13): the verdict, or the errors that deny it. */
+function deploymentLine(report: Body): string {
+  if (report.compatible) return 'Deployment compatible';
+  const errors = report.items.filter((i: Body) => i.severity === 'error').map((i: Body) => `${i.category}: ${i.message}`);
+  const incompatible = (report.matrix?.cells ?? []).filter((c: Body) => !c.compatible).map((c: Body) => `${c.robot} on ${c.target}`);
+  if (errors.length === 0) return `Deployment not compatible: ${incompatible.length ? `incompatible ${incompatible.join(', ')}` : 'hardware verification failed'}`;
+  return `Deployment not compatible: ${errors[0]}${errors.length > 1 ? ` (and ${errors.length - 1} more error(s))` : ''}`;
+}
 
 /** What an injected run did (only shown when faults were injected). */
 function healthLines(health: Body): string[] {

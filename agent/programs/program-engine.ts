@@ -3,7 +3,8 @@ import path from 'node:path';
 import { badRequest, notFound } from '../core/errors.js';
 import { resolveInsideProject } from '../project/project-paths.js';
 import type { AnalysisOptions } from './analysis/options.js';
-import { evaluateReadiness } from './analysis/readiness.js';
+import { evaluateReadiness, readinessPolicy } from './analysis/readiness.js';
+import { baselineDrift, driftIssues } from './analysis/baseline-drift.js';
 import { verifyHardware } from './analysis/verify-hardware.js';
 import { verifyCapabilities } from './analysis/capabilities.js';
 import { verifyMission } from './analysis/verify-mission.js';
@@ -21,7 +22,7 @@ import { simulateProgram, type ExecutedSimulation } from './runtime/simulate.js'
 import { FAILURE_FAULTS } from './runtime/health-injection.js';
 import type { EscalationPort } from './runtime/escalations.js';
 import type { RuntimeHealth } from './analysis/options.js';
-import { replayTrace } from './runtime/replay.js';
+import { replayTrace, traceSourcePath } from './runtime/replay.js';
 import { parseOffset } from './runtime/trace-file.js';
 import { listTraces } from './runtime/trace-listing.js';
 import { listProgramFiles } from './program-listing.js';
@@ -33,6 +34,14 @@ import type { ProgramFacts } from '../entities/program-facts.js';
 import { projectRelative } from '../project/project-context.js';
 
 const VERSION = 'v1' as const;
+
+function realpathOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
 
 function isFile(p: string): boolean {
   try {
@@ -140,13 +149,36 @@ export class ProgramEngine {
   }
 
   /**
-   * Readiness with a runtime run (CLI `svc readiness --runtime [--inject-health-faults]`, docs/program-language.md §8, §29):
-   * the program is simulated (with the health faults when asked) and the run's health outcome is
-   * folded into the Health factor. Not reachable over REST, where readiness stays static.
+   * The CLI's readiness (`svc readiness`, docs/program-language.md §8, §29): the REST flags plus what
+   * remote callers cannot ask for. `include_runtime` / `inject_health_faults` simulate the program
+   * (with the health faults when asked) and fold the run's health into the Health factor;
+   * `readiness_policy` (`--policy FILE`) overrides the configured minimum score and weights;
+   * `baseline` (`--baseline DIR`) adds the configuration drift since that saved project as issues.
    */
-  readinessWithRuntime(req: LocalProgramRequest) {
+  readinessLocal(req: LocalProgramRequest) {
     const { file, program } = this.program(req);
-    let runtime: RuntimeHealth;
+    const options: AnalysisOptions = { ...this.options(req) };
+    if (req.include_runtime === true || req.inject_health_faults === true) options.runtimeHealth = this.runtimeHealth(program, file, req);
+    if (req.readiness_policy) {
+      const configured = readinessPolicy(this.workspace.config);
+      const given = req.readiness_policy;
+      options.readinessPolicy = { minimum_score: given.minimum_score ?? configured.minimum_score, weights: { ...configured.weights, ...given.weights } };
+    }
+    if (req.baseline !== undefined) options.driftIssues = driftIssues(this.baselineDrift(req.baseline));
+    return { version: VERSION, file, report: evaluateReadiness(program, options) };
+  }
+
+  /** Readiness with a runtime run, whatever the flags say (kept for callers of the earlier name). */
+  readinessWithRuntime(req: LocalProgramRequest) {
+    return this.readinessLocal({ ...req, include_runtime: true });
+  }
+
+  private baselineDrift(baseline: string) {
+    if (!this.workspace.config) throw badRequest(`--baseline compares project configurations, and this program has none (no svc.toml above it; give --config)`);
+    return baselineDrift(baseline, this.workspace.config);
+  }
+
+  private runtimeHealth(program: Program, file: string, req: ProgramRequest): RuntimeHealth {
     try {
       const sim = simulateProgram(program, {
         file,
@@ -156,7 +188,7 @@ export class ProgramEngine {
         decisions: this.workspace.decisions,
       }) as ExecutedSimulation;
       const health = sim.result.health;
-      runtime = {
+      return {
         executed: true,
         status: health?.status ?? 'Healthy',
         injected: (health?.injected ?? []).map((f) => ({ robot: f.robot, fault: f.fault, status: f.status })),
@@ -165,9 +197,8 @@ export class ProgramEngine {
       };
     } catch (err) {
       if (!(err instanceof ProgramRuntimeError)) throw err;
-      runtime = { executed: false, status: 'Failed', injected: [], emergency_stop: false, error: err.message };
+      return { executed: false, status: 'Failed', injected: [], emergency_stop: false, error: err.message };
     }
-    return { version: VERSION, file, report: evaluateReadiness(program, { ...this.options(req), runtimeHealth: runtime }) };
   }
 
   /**
@@ -256,21 +287,29 @@ export class ProgramEngine {
   }
 
   /**
-   * A trace's `source` as written (relative to the project root or the working directory), else
-   * relative to the trace's own directory, which is how traces are saved (docs/program-language.md §17). Remote callers
-   * stay inside the project root: a source leading out of it is a 400, whether or not it exists.
+   * The program a trace's `source` names: an absolute path as written, a relative one against the
+   * trace's own folder, which is how traces are saved (docs/program-language.md §17, §26), never
+   * against the working directory, so the CLI and REST find the same program wherever they run.
+   * Remote callers stay inside the project root: a source leading out of it is a 400, whether or not
+   * it exists, and a missing one is a 404 naming both paths relative to the project root.
    */
   private traceSource(source: string, traceFile: string): string {
-    if (!source) throw badRequest(`trace has no source program: ${traceFile}`);
-    const base = this.workspace.confineToRoot ? this.workspace.projectRoot : this.workspace.cwd;
-    const candidates = [path.resolve(base, source), path.resolve(path.dirname(traceFile), source)];
-    for (const candidate of candidates) {
-      const checked = this.workspace.confineToRoot ? resolveInsideProject(this.workspace.projectRoot, candidate) : candidate;
+    const ws = this.workspace;
+    const shown = (p: string) => (ws.confineToRoot ? projectRelative(ws, p)! : p);
+    if (!source) throw badRequest(`trace has no source program: ${shown(traceFile)}`);
+    const candidate = traceSourcePath(source, traceFile);
+    let checked = candidate;
+    if (ws.confineToRoot) {
+      // Checked as the path relative to the root it is (the trace's folder joined with the source),
+      // so an error names no absolute path of the robot's disk.
+      const root = realpathOr(ws.projectRoot);
+      const requested = path.isAbsolute(source) ? source : path.join(path.relative(root, path.dirname(traceFile)), source);
+      checked = resolveInsideProject(ws.projectRoot, requested);
       // A trace's source is read like a program file: never from the state directory (docs/security.md §5).
-      if (this.workspace.confineToRoot) refuseStateDir(this.workspace, checked, source);
-      if (isFile(checked)) return checked;
+      refuseStateDir(ws, checked, source);
     }
-    throw notFound(`program not found: ${source}`);
+    if (isFile(checked)) return checked;
+    throw notFound(`program not found: ${shown(checked)} (the source '${source}' of the trace ${shown(traceFile)}, relative to the trace's folder)`);
   }
 
   trust(query: ProgramQuery) {
@@ -296,6 +335,26 @@ export class ProgramEngine {
       : { kind: 'program' as const, program: loadProgram(file) };
     const result = explain(input, { ...this.options(req), mode, file, stateDir: this.workspace.stateDir, projectRoot: this.workspace.projectRoot });
     return { version: VERSION, file, mode: result.mode, report: result.report };
+  }
+
+  /**
+   * The CLI's explain: with `baseline` (`svc explain F.sd --baseline DIR`), the program mode gains the
+   * `drift` section (docs/program-language.md §22: CLI only) listing the configuration drift since
+   * that saved project.
+   */
+  explainLocal(req: LocalProgramRequest) {
+    const body = this.explain(req);
+    if (req.baseline === undefined) return body;
+    if (body.mode !== 'program') throw badRequest(`--baseline adds the drift section of the program explanation, not of mode '${body.mode}'`);
+    const drift = this.baselineDrift(req.baseline);
+    const findings = drift.report.findings;
+    const serious = findings.filter((f) => ['medium', 'high', 'critical'].includes(f.severity)).length;
+    body.report.sections.push({
+      topic: 'drift',
+      summary: findings.length === 0 ? `No configuration drift since the baseline ${req.baseline}` : `${findings.length} drift finding(s) since the baseline ${req.baseline} (${serious} medium or worse)`,
+      details: findings.map((f) => `[${f.severity}] ${f.dimension}: ${f.message}`),
+    });
+    return body;
   }
 
   auditDecisions(req: ProgramRequest) {

@@ -15,4 +15,8 @@ export type LocalProgramRequest = ProgramRequest & {
   trace_out?: string;
   max_loop_iterations?: number;
   inject_failure?: string;
+  /** `svc readiness --policy FILE`: minimum score and weights over the configured ones. */
+  readiness_policy?: { minimum_score?: number; weights?: Partial<Record<string, number>> };
+  /** `svc readiness|explain --baseline DIR`: the saved project whose configuration is the baseline. */
+  baseline?: string;
 };

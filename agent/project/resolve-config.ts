@@ -114,7 +114,7 @@ export function findManifest(startPath: string): string | null {
   }
 }
 
-function isDirectory(p: string): boolean {
+export function isDirectory(p: string): boolean {
   try {
     return fs.statSync(p).isDirectory();
   } catch {

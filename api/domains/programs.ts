@@ -109,6 +109,7 @@ export const verifyProgramHardware = defineSpec<ProgramRequest>({
   rpc: { name: 'VerifyProgramHardware', request: 'JsonBodyRequest' },
   jsonRpc: true,
   cli: ['verify'],
+  cliAliases: [['compatibility']],
   body: programRequestSchema,
 });
 

@@ -9,9 +9,14 @@ import { REPO_ROOT, SVC_BIN } from './spawn-agent.js';
  * directory (program commands write traces next to programs and trust baselines to the state).
  */
 export function demoProjectCli(prefix: string) {
+  return projectCli(prefix, path.join(REPO_ROOT, 'demo'));
+}
+
+/** The built `svc` binary run in a private copy of `source` (default cwd: the copy), with its own state directory. */
+export function projectCli(prefix: string, source: string) {
   const root = tempDir(`${prefix}-`);
   const stateDir = tempDir(`${prefix}-state-`);
-  fs.cpSync(path.join(REPO_ROOT, 'demo'), root, { recursive: true });
+  fs.cpSync(source, root, { recursive: true });
   const svc = (args: string[], cwd = root) => {
     const r = spawnSync(process.execPath, [SVC_BIN, ...args], {
       cwd,

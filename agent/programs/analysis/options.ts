@@ -1,4 +1,6 @@
 import type { ResolvedConfig, ValidationResult } from '../../project/resolve-config.js';
+import type { ReadinessIssue } from './readiness.js';
+import type { ReadinessPolicy } from './readiness-policy.js';
 
 /**
  * Inputs shared by every program analysis (docs/program-language.md §1, §8). Only `config`, `target` and
@@ -23,6 +25,10 @@ export interface AnalysisOptions {
    * Absent: readiness is static (§9.9), as it always is over REST.
    */
   runtimeHealth?: RuntimeHealth | null;
+  /** Readiness policy to apply instead of the configuration's (CLI `svc readiness --policy FILE`). */
+  readinessPolicy?: ReadinessPolicy;
+  /** Readiness issues of configuration drift since a baseline (CLI `--baseline DIR`), emitted with §9.5 rule 3. */
+  driftIssues?: readonly ReadinessIssue[];
 }
 
 /** What a runtime run tells readiness about health. */

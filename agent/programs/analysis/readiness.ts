@@ -81,7 +81,7 @@ export function evaluateReadiness(program: Program, opts: AnalysisOptions): Read
 
 export function evaluateReadinessDetailed(program: Program, opts: AnalysisOptions): ReadinessEvaluation {
   const config = opts.config;
-  const policy = readinessPolicy(config);
+  const policy = opts.readinessPolicy ?? readinessPolicy(config);
   const hardware = runHardwareVerification(program, opts);
   const capabilities = analyseCapabilities(program);
   const minimum = minimumCapabilities(program, capabilities);
@@ -127,6 +127,7 @@ export function evaluateReadinessDetailed(program: Program, opts: AnalysisOption
     batteryScore,
     assurance: assurance.issues,
     operators,
+    drift: opts.driftIssues ?? [],
   });
 
   const blocking = issues.some((i) => i.severity === 'Critical' || i.severity === 'High');
@@ -277,6 +278,7 @@ interface IssueInputs {
   batteryScore: number;
   assurance: ReadinessIssue[];
   operators: OperatorCheck | null;
+  drift: readonly ReadinessIssue[];
 }
 
 function collectIssues(input: IssueInputs): ReadinessIssue[] {
@@ -331,6 +333,8 @@ function collectIssues(input: IssueInputs): ReadinessIssue[] {
       if (finding.severity === 'error') add('Configuration', 'High', `${finding.message} (${finding.path})`, 'Fix the configuration entry');
     }
   }
+  // 3 (continued). Drift since a baseline configuration (CLI `--baseline`).
+  issues.push(...input.drift);
   // 4. Minimum capabilities.
   for (const message of input.minimum.errors) {
     add('Capabilities', 'High', message, 'Add the hardware the capability needs or remove the requirement');

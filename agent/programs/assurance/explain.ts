@@ -1,7 +1,7 @@
 /**
  * Explain (docs/program-language.md §22): plain-language sections about a program or a trace. Modes:
  * `trace`, `decision` (trace input), `readiness`, `verify`, `safety`, `program` (program input).
- * The baseline `drift` section of the program mode is CLI-only and not produced here. Explaining
+ * The baseline `drift` section of the program mode is CLI-only (ProgramEngine.explainLocal). Explaining
  * never writes state: composite trust is computed without recording an integrity baseline.
  */
 import { badRequest } from '../../core/errors.js';

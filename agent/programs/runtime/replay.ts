@@ -28,7 +28,7 @@ export interface ReplayOptions {
   playback?: boolean;
   /**
    * Path of the trace when an already-read `TraceFile` is passed: a relative `source` is looked
-   * up beside it. Without it, a relative source is resolved against the working directory only.
+   * up beside it. Without it, a relative source can only be resolved against the working directory.
    */
   traceFile?: string;
   /** `--from`: milliseconds or `T+mm:ss` / `T+hh:mm:ss`. */
@@ -71,10 +71,19 @@ export interface DeterministicResult {
 
 export type ReplayResult = InspectResult | PlaybackResult | DeterministicResult;
 
-/** The trace's source program could not be found (as given, nor next to the trace). */
+/** The trace's source program could not be found where the trace points (docs/program-language.md §17, §26). */
 export class TraceSourceNotFoundError extends Error {
-  constructor(readonly source: string) {
-    super(`trace source not found: ${source}`);
+  constructor(
+    readonly source: string,
+    /** Where it was looked for (null when the trace names no source at all). */
+    readonly resolved: string | null = null,
+    readonly tracePath: string | null = null,
+  ) {
+    super(
+      resolved === null
+        ? `trace source not found: the trace${tracePath ? ` ${tracePath}` : ''} names no source program`
+        : `trace source not found: ${source} (looked for ${resolved}${tracePath ? `, relative to the folder of the trace ${tracePath}` : ''})`,
+    );
     this.name = 'TraceSourceNotFoundError';
   }
 }
@@ -118,15 +127,23 @@ export function playbackTrace(input: string | TraceFile, from?: string | number 
   };
 }
 
-/** The trace's source: as given if that is a file, else relative to the trace's directory. */
+/**
+ * Where a trace's `source` points (docs/program-language.md §17, §26): an absolute path as it is, a
+ * relative one against the folder of the trace file, which is how a saved trace writes it, so a
+ * replay works from any working directory. A trace with no known path (already read by the caller)
+ * can only be taken relative to the working directory.
+ */
+export function traceSourcePath(source: string, tracePath: string | null): string {
+  if (path.isAbsolute(source)) return source;
+  return tracePath === null ? path.resolve(source) : path.resolve(path.dirname(path.resolve(tracePath)), source);
+}
+
+/** The trace's source program, which must exist as a file where the trace points. */
 export function resolveTraceSource(source: string, tracePath: string | null): string {
-  const isFile = (candidate: string): boolean => fs.existsSync(candidate) && fs.statSync(candidate).isFile();
-  if (source !== '' && isFile(source)) return source;
-  if (source !== '' && tracePath !== null) {
-    const besideTrace = path.resolve(path.dirname(path.resolve(tracePath)), source);
-    if (isFile(besideTrace)) return besideTrace;
-  }
-  throw new TraceSourceNotFoundError(source);
+  if (source === '') throw new TraceSourceNotFoundError(source, null, tracePath);
+  const resolved = traceSourcePath(source, tracePath);
+  if (fs.existsSync(resolved) && fs.statSync(resolved).isFile()) return resolved;
+  throw new TraceSourceNotFoundError(source, resolved, tracePath);
 }
 
 /** Compare expected and actual frames index by index (event names and |Δt| only, docs/program-language.md §27). */

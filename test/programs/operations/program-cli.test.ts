@@ -15,21 +15,18 @@ beforeAll(() => {
 });
 
 describe('svc check', () => {
-  it('prints one line per file and exits 0 when every file parses', () => {
+  it('prints one line per clean file and exits 0 when every file parses and type-checks', () => {
     const r = svc(['check', 'programs/patrol.sd', 'programs/dock.sd']);
     expect(r.code).toBe(0);
-    const lines = r.stdout.trim().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^ok +programs\/patrol\.sd: 1 robot\(s\)/);
-    expect(lines[1]).toMatch(/^ok +programs\/dock\.sd: /);
+    expect(r.stdout).toBe('✓ programs/patrol.sd — no type errors\n✓ programs/dock.sd — no type errors\n');
   });
 
   it('exits 2 on a parse error and names file, line and column', () => {
     const r = svc(['check', 'programs/broken.sd', 'programs/patrol.sd']);
     expect(r.code).toBe(2);
     const [bad, good] = r.stdout.trim().split('\n');
-    expect(bad).toMatch(/^FAIL programs\/broken\.sd: parse failed: programs\/broken\.sd:3:1: /);
-    expect(good).toMatch(/^ok /);
+    expect(bad).toMatch(/^✗ programs\/broken\.sd — parse failed: programs\/broken\.sd:3:1: /);
+    expect(good).toBe('✓ programs/patrol.sd — no type errors');
     const j = JSON.parse(svc(['check', 'programs/broken.sd', '--json']).stdout);
     expect(j[0]).toMatchObject({ file: 'programs/broken.sd', ok: false, location: { line: 3, column: 1 } });
   });
@@ -38,7 +35,7 @@ describe('svc check', () => {
     expect(svc(['check']).code).toBe(2);
     const r = svc(['check', 'programs/none.sd']);
     expect(r.code).toBe(2);
-    expect(r.stdout).toContain('FAIL programs/none.sd: cannot read: ENOENT');
+    expect(r.stdout).toBe('✗ programs/none.sd — cannot read: ENOENT\n');
   });
 });
 

@@ -208,7 +208,7 @@ describe('program routes', () => {
     expect(escape.body.error).toContain('escapes the project root');
     const absent = await agent.json('/v1/programs/replay', post({ file: 'programs/absent.trace', deterministic: true }));
     expect(absent.status).toBe(404);
-    expect(absent.body.error).toBe('program not found: gone.sd');
+    expect(absent.body.error).toBe("program not found: programs/gone.sd (the source 'gone.sd' of the trace programs/absent.trace, relative to the trace's folder)");
     for (const name of ['junk.trace', 'shape.trace']) {
       const r = await agent.json('/v1/programs/replay', post({ file: `programs/${name}` }));
       expect(r.status, name).toBe(400);
