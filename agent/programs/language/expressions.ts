@@ -238,7 +238,7 @@ function parsePrimary(c: TokenCursor, o: ExprOptions): Expr {
 }
 
 /** Words that prefix a call to make a keyword expression (`let r = execute navigate(goal);`). */
-const KEYWORD_EXPRESSIONS: ReadonlySet<string> = new Set(['execute', 'call', 'spawn']);
+export const KEYWORD_EXPRESSIONS: ReadonlySet<string> = new Set(['execute', 'call', 'spawn']);
 
 /**
  * `execute navigate(goal)`, `call GetBattery()`, `spawn tick()` (docs/program-language.md § Keyword
