@@ -237,12 +237,15 @@ function parsePrimary(c: TokenCursor, o: ExprOptions): Expr {
   return c.fail(`expected an expression${preceding === null ? '' : ` after '${preceding}'`}, found ${describe(token)}`);
 }
 
-/** Words that prefix a call to make a keyword expression (`let r = execute navigate(goal);`). */
-const KEYWORD_EXPRESSIONS: ReadonlySet<string> = new Set(['execute', 'call', 'spawn']);
+/**
+ * Words that prefix a call to make a keyword expression (`let r = execute navigate(goal);`).
+ * Exported for statements.ts: followed by a name they start a strict statement, never an opaque one.
+ */
+export const KEYWORD_EXPRESSIONS: ReadonlySet<string> = new Set(['execute', 'call', 'spawn']);
 
 /**
- * `execute navigate(goal)`, `call GetBattery()`, `spawn tick()` (docs/program-language.md § Keyword
- * expressions): the keyword, then a call — a bare name without arguments is an error, so
+ * `execute navigate(goal)`, `call GetBattery()`, `spawn tick()` (docs/program-language.md §4.1 "Forms
+ * added in issue 18"): the keyword, then a call — a bare name without arguments is an error, so
  * `spawn tick;` is never silently a no-op.
  */
 function parseKeywordExpression(c: TokenCursor, o: ExprOptions): Expr {

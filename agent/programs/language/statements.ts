@@ -3,15 +3,16 @@
  *
  * Two kinds of statement, told apart by their first two tokens:
  * - an unknown statement form — a keyword-like name followed by a name, literal or block
- *   (`for x in xs { … }`, `spawn worker();`, `parallel { … }`, `send_goal nav with x;`,
- *   `reduce_speed 0.4 m/s;`) — becomes an `opaque` statement (the tolerant layer, §4.3);
+ *   (`for x in xs { … }`, `parallel { … }`, `send_goal nav with x;`, `reduce_speed 0.4 m/s;`)
+ *   — becomes an `opaque` statement (the tolerant layer, §4.3);
  * - anything else starts a statement of the strict grammar (`let`, `if`, `publish`, a call,
- *   a member chain, an assignment …). The simulator executes these, so a malformed one is a
- *   syntax error: kept as opaque, a typo like `drive(angular: )` would silently disable motion.
+ *   a member chain, an assignment, a keyword expression `spawn worker();` …). The simulator
+ *   executes these, so a malformed one is a syntax error: kept as opaque, a typo like
+ *   `drive(angular: )` would silently disable motion.
  */
 
 import type { Quantity, Stmt } from './ast.js';
-import { parseDotted, parseExpr, parseType, readQuantity } from './expressions.js';
+import { KEYWORD_EXPRESSIONS, parseDotted, parseExpr, parseType, readQuantity } from './expressions.js';
 import type { TokenCursor } from './token-cursor.js';
 import { describe } from './token-cursor.js';
 import { joinTokens } from './token-join.js';
@@ -35,15 +36,21 @@ const STATEMENT_WORDS = new Set(['let', 'const', 'var', 'if', 'loop', 'while', '
 
 /**
  * An unknown statement form (docs/program-language.md §4.3 tolerant layer): a keyword-like name followed directly by a
- * name, number, string or block — `reduce_speed 0.4 m/s;`, `spawn worker();`, `for x in xs { … }`,
- * `parallel { … }`, `send_goal nav with x;`, `call svc;`. No expression statement of the strict
- * grammar starts that way (`x matches /re/` aside), so these are kept as opaque statements.
+ * name, number, string or block — `reduce_speed 0.4 m/s;`, `for x in xs { … }`, `parallel { … }`,
+ * `send_goal nav with x;`. No expression statement of the strict grammar starts that way
+ * (`x matches /re/` and keyword expressions aside), so these are kept as opaque statements.
+ *
+ * `execute f(…);`, `call S(…);`, `spawn t(…);` are keyword expressions used as statements
+ * (docs/program-language.md §4.1 "Forms added in issue 18"): they go to the strict grammar and
+ * run through the same code as `let h = spawn t(…);`, result discarded. Kept opaque they would be
+ * silently skipped at run time, and `call svc;` (no call) would parse as a no-op; now it is the
+ * same syntax error the expression form gives.
  */
 function isUnknownStatementForm(c: TokenCursor): boolean {
   const first = c.tok;
   if (first.type !== 'ident' || STATEMENT_WORDS.has(first.lexeme)) return false;
   const second = c.peek(1);
-  if (second.type === 'ident') return second.lexeme !== 'matches';
+  if (second.type === 'ident') return second.lexeme !== 'matches' && !KEYWORD_EXPRESSIONS.has(first.lexeme);
   // `navigate { goal: home; }` is a block statement (extension #12), even though `Name { field: … }`
   // also reads as a struct literal: a struct literal alone is never a useful statement.
   return second.type === 'number' || second.type === 'unit_number' || second.type === 'string' || second.type === 'regex' || (second.type === 'punct' && second.lexeme === '{');

@@ -459,6 +459,8 @@ export class Interpreter implements ExpressionHost {
         this.runPipeline(stmt.pipeline, stmt.loc);
         return;
       case 'expr':
+        // Also `spawn t();`, `execute f();`, `call S();` on their own line: the keyword expression,
+        // result discarded — one code path with `let h = spawn t();` (docs/program-language.md §4.1 "Forms added in issue 18").
         evaluate(stmt.expr, env, this);
         return;
       case 'opaque':

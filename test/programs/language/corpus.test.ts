@@ -64,8 +64,9 @@ describe('corpus of realistic programs', () => {
 
     const juggler = program('32_concurrency.sd').robots[0]!.behaviors[0]!.body;
     expect(juggler.map((s) => (s.kind === 'opaque' ? `opaque:${s.keyword}` : s.kind))).toEqual([
-      'opaque:spawn', 'opaque:parallel', 'opaque:select', 'let', 'assign',
+      'expr', 'opaque:parallel', 'opaque:select', 'let', 'assign',
     ]);
+    expect(juggler[0]).toMatchObject({ kind: 'expr', expr: { kind: 'keyword', keyword: 'spawn', call: { callee: { kind: 'ident', name: 'track_balls' } } } });
     expect(juggler[4]).toMatchObject({ kind: 'assign', target: { kind: 'ident', name: 'x' }, value: { kind: 'binary', op: '+' } });
 
     const crane = program('29_multi_unit_math.sd').robots[0]!;

@@ -377,8 +377,11 @@ describe('grammar extensions (docs/program-language.md §4.2)', () => {
     expect(r.generic.map((g) => g.keyword)).toEqual(['node', 'service', 'action', 'impl', 'channel']);
     const body = r.behaviors[0]!.body;
     expect(body.map((s) => (s.kind === 'opaque' ? `opaque:${s.keyword}` : s.kind))).toEqual([
-      'opaque:call', 'opaque:send_goal', 'opaque:spawn', 'opaque:parallel', 'opaque:select', 'let', 'opaque:for',
+      'expr', 'opaque:send_goal', 'expr', 'opaque:parallel', 'opaque:select', 'let', 'opaque:for',
     ]);
+    // `call reset();` and `spawn monitor();` are keyword expressions as statements (§4.1 "Forms added in issue 18").
+    expect(body[0]).toMatchObject({ kind: 'expr', expr: { kind: 'keyword', keyword: 'call' } });
+    expect(body[2]).toMatchObject({ kind: 'expr', expr: { kind: 'keyword', keyword: 'spawn' } });
     expect(body[1]).toMatchObject({ text: 'send_goal dock with { pose : home }' });
     expect(body[5]).toMatchObject({ kind: 'let', value: { kind: 'binary', op: 'matches', right: { kind: 'regex', pattern: '^SN' } } });
   });

@@ -104,10 +104,9 @@ describe('malformed statements are parse errors', () => {
 describe('unknown statement forms stay opaque', () => {
   it('keeps keyword-like statements followed by a name or a block', () => {
     const r = robotOf(`behavior b() {
-      spawn worker { poll(); }
+      spawn { poll(); }
       parallel { scan(); report(); }
       send_goal nav with x;
-      call svc;
       for x in xs { beep(x); }
       navigate { goal: home; }
       reduce_speed 0.4 m/s;
@@ -116,13 +115,12 @@ describe('unknown statement forms stay opaque', () => {
     }`);
     const body = r.behaviors[0]!.body;
     expect(kinds(body)).toEqual([
-      'opaque:spawn', 'opaque:parallel', 'opaque:send_goal', 'opaque:call', 'opaque:for', 'opaque:navigate', 'opaque:reduce_speed', 'opaque:@', 'expr',
+      'opaque:spawn', 'opaque:parallel', 'opaque:send_goal', 'opaque:for', 'opaque:navigate', 'opaque:reduce_speed', 'opaque:@', 'expr',
     ]);
     expect(body.map((s) => (s.kind === 'opaque' ? s.text : null))).toEqual([
-      'spawn worker { poll ( ) ; }',
+      'spawn { poll ( ) ; }',
       'parallel { scan ( ) ; report ( ) ; }',
       'send_goal nav with x',
-      'call svc',
       'for x in xs { beep ( x ) ; }',
       'navigate { goal : home ; }',
       'reduce_speed 0.4m/s',
@@ -130,6 +128,20 @@ describe('unknown statement forms stay opaque', () => {
       null,
     ]);
     expect(body[0]!.loc).toEqual({ line: 3, column: 7 });
+  });
+
+  it('execute / call / spawn followed by a name are keyword expressions, not opaque (§4.1 "Forms added in issue 18")', () => {
+    const body = robotOf(`behavior b() {
+      spawn worker(1);
+      execute nav.go(goal: home);
+      call GetBattery();
+    }`).behaviors[0]!.body;
+    expect(kinds(body)).toEqual(['expr', 'expr', 'expr']);
+    expect(body.map((s) => (s.kind === 'expr' && s.expr.kind === 'keyword' ? s.expr.keyword : null))).toEqual(['spawn', 'execute', 'call']);
+    expect(body[1]).toMatchObject({ expr: { call: { callee: { kind: 'member', property: 'go' } } } });
+    // Without a call they are the expression form's syntax error, never a silent no-op.
+    expect(failure(inBehavior('    call svc;'))).toEqual(['parse', 3, 13, "expected a call after 'call' (e.g. call svc()), found ';'"]);
+    expect(failure(inBehavior('    spawn worker { poll(); }'))).toEqual(['parse', 3, 18, "expected a call after 'spawn' (e.g. spawn worker()), found '{'"]);
   });
 
   it('still reads the strict forms that look like them', () => {
