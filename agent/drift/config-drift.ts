@@ -1,5 +1,6 @@
 import type { SnapshotDevice, SnapshotResolved } from '../config-control/snapshot-model.js';
 import { isTable } from '../project/deep-merge.js';
+import { memberLogicalName, namesRobotMember } from '../programs/analysis/member-names.js';
 import type { Program } from '../programs/language/ast.js';
 import { finding, show, type DriftFinding } from './drift-model.js';
 
@@ -104,6 +105,29 @@ function mappingFindings(base: LogicalMap, current: LogicalMap, out: DriftFindin
   }
 }
 
+/**
+ * Check 14 for one program member: null when the logical map of its kind maps it, else the finding's
+ * message. A member is mapped by its bare name (a `[mapping.sensors.imu]` table, a device with
+ * `logical_name = "imu"`) or by its `robot.member` name (`sentinel.imu` for `imu` of `robot Sentinel`),
+ * which is the convention of the demo (demo/README.md § Field devices) and the name traceability finds
+ * a member's device by (docs/program-language.md §9.10). The robot part is compared through the same
+ * function traceability uses (`programs/analysis/member-names.ts`), so `other.imu` never serves
+ * Sentinel's `imu`. The message says what would map it and why a near miss does not.
+ */
+function unmappedMember(map: LogicalMap, kind: keyof LogicalMap, robot: string, member: string): string | null {
+  const serves = (name: string) => name === member || namesRobotMember(name, robot, member);
+  if ([...map[kind].keys()].some(serves)) return null;
+  const word = kind === 'sensors' ? 'sensor' : 'actuator';
+  const other = kind === 'sensors' ? 'actuators' : 'sensors';
+  const suffix = `.${member}`.toLowerCase();
+  const hints = [
+    ...[...map[kind].keys()].filter((name) => name.toLowerCase().endsWith(suffix)).sort().map((name) => `${show(name)} names another robot`),
+    ...[...map[other].keys()].filter(serves).sort().map((name) => `${show(name)} is mapped as ${other === 'sensors' ? 'a sensor' : 'an actuator'}`),
+  ];
+  const expected = `expected a device with logical_name ${show(memberLogicalName(robot, member))} or a [mapping.${kind}.${member}] table`;
+  return `robot '${robot}' ${word} '${member}' has no logical mapping in the configuration: ${expected}${hints.length > 0 ? `; ${hints.join('; ')}` : ''}`;
+}
+
 const DEVICE_FIELDS: Array<{ field: string; key: keyof SnapshotDevice; dimension: DriftFinding['dimension']; severity: DriftFinding['severity'] }> = [
   { field: 'ip', key: 'ip_address', dimension: 'device', severity: 'medium' },
   { field: 'endpoint', key: 'endpoint_url', dimension: 'device', severity: 'medium' },
@@ -179,10 +203,12 @@ export function configDrift(base: SnapshotResolved, current: SnapshotResolved, p
     if (currentMap.sensors.size + currentMap.actuators.size > 0) {
       for (const robot of program.robots) {
         for (const s of robot.sensors) {
-          if (!currentMap.sensors.has(s.name)) out.push(finding('program', 'high', `robot '${robot.name}' sensor '${s.name}' has no logical mapping in the configuration`));
+          const missing = unmappedMember(currentMap, 'sensors', robot.name, s.name);
+          if (missing !== null) out.push(finding('program', 'high', missing));
         }
         for (const a of robot.actuators) {
-          if (!currentMap.actuators.has(a.name)) out.push(finding('program', 'high', `robot '${robot.name}' actuator '${a.name}' has no logical mapping in the configuration`));
+          const missing = unmappedMember(currentMap, 'actuators', robot.name, a.name);
+          if (missing !== null) out.push(finding('program', 'high', missing));
         }
       }
     }

@@ -253,11 +253,12 @@ describe.skipIf(!!CHROMIUM_MISSING)('rollouts, configuration and audit views', (
     expect(await page.getAttribute('[data-testid="drift-report"]', 'data-passed')).toBe('false');
     const findings = await page.$$eval('[data-testid="findings"] tbody tr', (rows) => rows.map((r) => Array.from(r.querySelectorAll('td'), (td) => (td as { textContent: string | null }).textContent)));
     expect(findings.length).toBe(scans[0].finding_count);
-    expect(findings).toContainEqual(['high', 'safety', expect.stringContaining('sentinel-air-probe'), expect.any(String)]);
-    // Publishing the snapshot wrote exactly what it holds (docs/operations.md § Publishing): the merged
-    // tree still equals it, so the trust decision is the only configuration change and no table diff shows.
-    expect(await page.$$('[data-testid="diff"] li')).toHaveLength(0);
-    expect(findings.filter((f) => f[1] !== 'program')).toEqual([['high', 'safety', expect.stringContaining('sentinel-air-probe'), expect.any(String)]]);
+    // The trust change is the only drift: publishing wrote exactly what the snapshot holds (the files
+    // did not move, docs/operations.md § Publishing), and patrol.sd's members are all mapped under
+    // their robot.member logical names (check 14, docs/operations.md § Drift).
+    expect(findings).toEqual([['high', 'safety', 'device \'sentinel-air-probe\' trust_level: "verified" -> "trusted"', 'devices.sentinel-air-probe.trust_level']]);
+    // No configuration finding, so no leaf differences to read.
+    expect(await page.$$eval('[data-testid="diff"] li', (lis) => lis.length)).toBe(0);
     await page.waitForSelector(`[data-testid="scans"] tr[data-scan="${scans[0].id}"]`);
     expect(await page.textContent(`tr[data-scan="${scans[0].id}"]`)).toContain(String(scans[0].finding_count));
     // "Check drift" (a read) gives the same report without recording it.

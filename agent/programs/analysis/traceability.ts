@@ -9,6 +9,7 @@ import type { Loc, Program, RobotDecl } from '../language/ast.js';
 import { capabilityMinimum, isKnownCapability } from './capability-registry.js';
 import { analyseCapabilities, satisfyingComponents, type RobotCapabilityAnalysis } from './capability-inference.js';
 import { declaredProfiles } from './hardware-profiles.js';
+import { namesRobotMember } from './member-names.js';
 import { renderSafetyRule } from './safety-text.js';
 import { compareCodePoints } from './target.js';
 
@@ -173,10 +174,12 @@ function groupDevicesByRobot(devices: readonly ConfiguredDevice[]): Map<string, 
   return out;
 }
 
-/** The configured provider behind a robot member: by logical name `robot.member`, else by device type. */
+/**
+ * The configured provider behind a robot member: by logical name `robot.member` (member-names.ts,
+ * shared with drift check 14), else by device type.
+ */
 function providerFor(devices: readonly ConfiguredDevice[], robot: string, member: string, type: string): string {
-  const logical = `${robot}.${member}`.toLowerCase();
-  const byName = devices.find((d) => d.logical_name !== null && d.logical_name.toLowerCase() === logical);
+  const byName = devices.find((d) => d.logical_name !== null && namesRobotMember(d.logical_name, robot, member));
   const byType = byName ?? devices.find((d) => d.device_type.toLowerCase() === type.toLowerCase());
   return byType?.provider ?? '';
 }

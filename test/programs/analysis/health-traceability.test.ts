@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { staticHealth } from '../../../agent/programs/analysis/health.js';
+import { namesRobotMember } from '../../../agent/programs/analysis/member-names.js';
 import { renderSafetyRule } from '../../../agent/programs/analysis/safety-text.js';
 import { traceabilityReport } from '../../../agent/programs/analysis/traceability.js';
 import type { Expr, SafetyRule } from '../../../agent/programs/language/ast.js';
@@ -113,6 +114,20 @@ describe('traceability (docs/program-language.md §9.10)', () => {
       notes: 'Listed in hardware Kit',
     });
     expect(rows.at(-1)).toMatchObject({ hardware_component: 'DifferentialDrive', provider: '', verified: false, safety_rule: 'max_speed = 1m/s', notes: 'Not listed in hardware Kit' });
+  });
+
+  it('finds a member\'s device by `robot.member` without case, never by another robot\'s name (member-names.ts, shared with drift check 14)', () => {
+    // Both IMUs are bound to R; the first is named for robot "other", so only the type fallback
+    // would pick it. The second names R's imu (in another case) and wins.
+    const config = configFrom(
+      '[[devices]]\nid = "a"\ntype = "imu"\nrobot_id = "R"\nlogical_name = "other.imu"\nprovider = "imu_a"\n[[devices]]\nid = "b"\ntype = "imu"\nrobot_id = "R"\nlogical_name = "r.IMU"\nprovider = "imu_b"\n',
+    );
+    const rows = traceabilityReport(program({ robots: [rover('R')] }), config).hardware_rows;
+    expect(rows.find((r) => r.used_by === 'R.imu')?.provider).toBe('imu_b');
+    expect(namesRobotMember('sentinel.imu', 'Sentinel', 'imu')).toBe(true);
+    expect(namesRobotMember('other.imu', 'Sentinel', 'imu')).toBe(false);
+    expect(namesRobotMember('imu', 'Sentinel', 'imu')).toBe(false);
+    expect(namesRobotMember('sentinel.imu2', 'Sentinel', 'imu')).toBe(false);
   });
 });
 
