@@ -192,6 +192,8 @@ export async function runProgramCommand(
   // `svc readiness F --record` appends the evaluation to the readiness history the agent's trends read
   // (docs/observability.md § Readiness trends); for `svc sim` the flag records a trace instead.
   const recordReadiness = spec.id === READINESS && flags.delete('record');
+  // A readiness under assumed faults is a what-if: it must not enter the history the trends read.
+  if (recordReadiness && simulateFaults) throw new UsageError('--record keeps the readiness history; a readiness under --simulate faults is a what-if and is not recorded');
   const file = files[0] ? path.resolve(cwd, files[0]) : null;
   const workspace = flags.has('project')
     ? projectWorkspace(flags.get('project') as string, flags.get('config'), cwd, settings)

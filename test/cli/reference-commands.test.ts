@@ -135,6 +135,10 @@ describe('svc readiness|verify FILE --simulate FAULTS', () => {
       stderr: `svc: --simulate: unknown fault 'Gremlins', comma-separated (e.g. --simulate LidarFailure,NetworkOutage; ${KNOWN_FAULTS})\n`,
     });
     expect(svc(['verify', 'depot-pair.sd', '--simulate', ','])).toMatchObject({ code: 2 });
+    expect(svc(['readiness', 'depot-pair.sd', '--simulate', 'LidarFailure', '--record'])).toMatchObject({
+      code: 2,
+      stderr: 'svc: --record keeps the readiness history; a readiness under --simulate faults is a what-if and is not recorded\n',
+    });
     for (const args of [['sim', 'depot-pair.sd'], ['assure', 'depot-pair.sd'], ['verify', 'depot-pair.sd', '--capabilities']]) {
       expect(svc([...args, '--simulate', 'LidarFailure']), args.join(' ')).toMatchObject({ code: 2, stderr: "svc: --simulate is an option of 'svc readiness' and 'svc verify'\n" });
     }
