@@ -105,7 +105,7 @@ const FLAG_COMMANDS: Record<string, readonly string[]> = {
   at: [REPLAY],
   inspect: [REPLAY],
   'show-faults': [REPLAY],
-  'wall-clock': [REPLAY],
+  'wall-clock': [REPLAY, SIM],
   project: [TRUST],
   format: [TRUST],
 };
@@ -210,6 +210,8 @@ export async function runProgramCommand(
     if (typeof failure === 'string') request['inject_failure'] = failure;
     if (local.maxLoopIterations !== undefined) request['max_loop_iterations'] = local.maxLoopIterations;
     if (flags.has('replay')) request['record_trace'] = true;
+    // The run sleeps each loop interval for real (docs/program-language.md §24.1); the output is the same.
+    if (flags.has('wall-clock')) request['wall_clock'] = true;
     body = await service.run('simulateLocal', request as never);
   } else if (spec.id === READINESS) {
     // `--runtime` (implied by `--inject-health-faults`) runs the program and folds its health in;

@@ -230,12 +230,13 @@ export class ProgramEngine {
       traceOut: req.trace_out ?? null,
       maxLoopIterations: req.max_loop_iterations,
       injectFailure: failure,
+      wallClock: req.wall_clock === true,
     }, true);
   }
 
   private runSimulation(
     req: ProgramRequest,
-    local: { traceOut?: string | null; maxLoopIterations?: number | undefined; injectFailure?: string | null },
+    local: { traceOut?: string | null; maxLoopIterations?: number | undefined; injectFailure?: string | null; wallClock?: boolean },
     register: boolean,
   ) {
     const { file, program } = this.program(req);
@@ -259,6 +260,7 @@ export class ProgramEngine {
         ...(local.traceOut ? { traceOut: local.traceOut } : {}),
         ...(local.maxLoopIterations !== undefined ? { maxLoopIterations: local.maxLoopIterations } : {}),
         ...(local.injectFailure ? { injectFailure: local.injectFailure } : {}),
+        ...(local.wallClock ? { wallClock: true } : {}),
         escalations,
       });
       if (!simulation.dry_run && simulation.escalations) simulation.escalations_registered = registers;

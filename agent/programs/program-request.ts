@@ -24,4 +24,6 @@ export type LocalProgramRequest = ProgramRequest & {
    * program's own before hardware checking (docs/program-language.md §9.2).
    */
   simulate_faults?: readonly string[];
+  /** `svc sim|run --wall-clock`: the run sleeps each loop interval for real (docs/program-language.md §24.1). */
+  wall_clock?: boolean;
 };

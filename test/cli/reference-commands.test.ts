@@ -8,8 +8,8 @@ import { projectCli } from '../helpers/svc-project-cli.js';
 /**
  * The reference CLI's commands and flags that the first round left out (docs/program-language.md §29,
  * docs/programs.md "The CLI"): `svc health robot`, `svc readiness|verify --simulate FAULTS`,
- * `svc sim --replay`, `svc control-center serve [--once]`. Runs the built `svc` (`npm run build` first)
- * on our fixtures (test/cli/fixtures: courier.sd, depot-pair.sd).
+ * `svc sim --replay`, `svc sim|run --wall-clock`, `svc control-center serve [--once]`. Runs the
+ * built `svc` (`npm run build` first) on our fixtures (test/cli/fixtures: courier.sd, depot-pair.sd, pacer.sd).
  */
 const { root, stateDir, svc, json } = projectCli('svc-cli-reference', path.join(__dirname, 'fixtures'));
 
@@ -173,6 +173,26 @@ describe('svc sim FILE --replay', () => {
   });
 });
 
+describe('svc sim|run FILE --wall-clock', () => {
+  it('each loop interval and scheduler tick passes for real; what the run prints is the same', () => {
+    const simulated = svc(['sim', 'pacer.sd', '--trace-scheduler']);
+    const started = Date.now();
+    const paced = svc(['sim', 'pacer.sd', '--trace-scheduler', '--wall-clock']);
+    // Two robots, 20 iterations of 25 ms each: one behavior loop, one multiplexed scheduler.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(paced).toEqual(simulated);
+    expect(paced.code).toBe(0);
+    expect(paced.stdout).toContain('Scheduler: 2 multiplexed task(s), base tick 25 ms, 20 tick(s), 0 emergency stop(s)\n');
+    const runStarted = Date.now();
+    expect(svc(['run', 'pacer.sd', '--wall-clock'])).toEqual(svc(['run', 'pacer.sd']));
+    expect(Date.now() - runStarted).toBeGreaterThanOrEqual(500);
+  });
+
+  it('is refused by the analyses (exit 2)', () => {
+    expect(svc(['readiness', 'pacer.sd', '--wall-clock'])).toMatchObject({ code: 2, stderr: "svc: --wall-clock is an option of 'svc replay' and 'svc sim' and 'svc run'\n" });
+  });
+});
+
 describe('svc control-center serve', () => {
   const serve = (args: string[]) => {
     const r = spawnSync(process.execPath, [SVC_BIN, ...args], {
@@ -201,6 +221,6 @@ describe('svc control-center serve', () => {
 describe('svc help', () => {
   it('lists the added commands and flags', () => {
     const help = svc(['help']).stdout;
-    for (const text of ['svc health robot FILE.sd', '[--simulate FAULTS]', '[--replay]', '[--once]', 'alias: svc control-center serve']) expect(help, text).toContain(text);
+    for (const text of ['svc health robot FILE.sd', '[--simulate FAULTS]', '[--wall-clock] [--replay]', '[--once]', 'alias: svc control-center serve']) expect(help, text).toContain(text);
   });
 });
