@@ -26,19 +26,22 @@ function usage(): string {
     `svc ${SVC_VERSION}: the svc control center agent`,
     '',
     'Usage:',
-    '  svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port] [--relay URL --enroll-token TOKEN]',
+    '  svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port] [--relay URL --enroll-token TOKEN] [--once]',
+    '                                                         (alias: svc control-center serve; --once: start, print the address, stop)',
     '  svc relay serve [--bind host:port] [--mqtt-bind host:port] [--mqtt-url URL] [--state-dir DIR]   the fleet relay (docs/relay.md)',
     '  svc relay enroll --tenant T --agent A [--ttl 24h] [--state-dir DIR]',
     '  svc sim-device (--serial PATH | --slcan PATH | --mqtt URL) --id ID [--type T] [--firmware V] [--rate HZ] [--fault F]',
     '  svc control-center api-key generate [--export]',
     '  svc check FILE.sd... [--json] [--readiness-json [--config svc.toml]]   parse, type check and static checks',
     '  svc readiness|assure|diagnose|heal|verify|sim|replay|trust|explain FILE [--json] [--config svc.toml] [--target HW]',
-    '  svc readiness FILE.sd [--all-targets] [--runtime] [--inject-health-faults] [--strict] [--policy FILE] [--baseline DIR]',
+    '  svc readiness FILE.sd [--all-targets] [--runtime] [--inject-health-faults] [--strict] [--policy FILE] [--baseline DIR] [--simulate FAULTS]',
     '                        [--record] [--json | --markdown | --html | --agent-json]',
-    '  svc verify FILE.sd [--target HW | --all-targets] [--strict-certify]     (alias: svc compatibility)',
+    '  svc verify FILE.sd [--target HW | --all-targets] [--simulate FAULTS] [--strict-certify]     (alias: svc compatibility)',
+    '      (--simulate LidarFailure,NetworkOutage,…: simulate_compatibility faults applied to the profile before checking)',
     '  svc verify FILE.sd --capabilities [--traceability] [--health] [--minimum-capabilities]',
     '  svc sim FILE.sd [--record] [--trace-out PATH] [--decision-trace] [--inject-health-faults] [--inject-failure NAME]',
-    '                  [--trace-scheduler] [--json | --metrics-json]',
+    '                  [--trace-scheduler] [--wall-clock] [--replay] [--json | --metrics-json]',
+    '      (--wall-clock: each loop interval passes for real; --replay: record, then replay deterministically)',
     '  svc run FILE.sd [--verbose] [svc sim options]           simulation with 10 loop iterations (20 with --verbose)',
     '  svc replay FILE.trace [--deterministic | --playback [--wall-clock] | --inspect] [--from T] [--at T] [--show-faults]',
     '  svc trust FILE.sd [--project DIR] [--json | --format text|json|markdown]',
@@ -80,10 +83,11 @@ export async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(usage());
       return words.length === 0 && !options.has('help') ? EXIT.usage : EXIT.ok;
     }
-    if (words[0] === 'serve') {
-      if (words.length > 1) throw new UsageError(`unexpected argument '${words[1]}' for serve`);
-      await serveCommand(options);
-      return -1; // keeps running
+    // `svc control-center serve` is the reference's spelling of `svc serve` (docs/program-language.md §29).
+    const serveWords = words[0] === 'serve' ? 1 : words[0] === 'control-center' && words[1] === 'serve' ? 2 : 0;
+    if (serveWords > 0) {
+      if (words.length > serveWords) throw new UsageError(`unexpected argument '${words[serveWords]}' for serve`);
+      return (await serveCommand(options)) === 'running' ? -1 /* keeps running */ : EXIT.ok;
     }
     if (words[0] === 'relay') {
       // The fleet relay (docs/relay.md): loaded on demand, so it stays out of the agent's start bundle.

@@ -4,6 +4,7 @@ import { loadConfigFile } from '../project/load-file.js';
 import { isTable } from '../project/deep-merge.js';
 import { findManifest, isDirectory, resolveProjectConfig } from '../project/resolve-config.js';
 import { WEIGHT_KEYS } from '../programs/analysis/readiness-policy.js';
+import { PROFILE_FAULTS } from '../programs/analysis/hardware-profiles.js';
 import { loadTrace } from '../programs/program-files.js';
 import { parseOffset, type TraceFrame } from '../programs/runtime/trace-file.js';
 import { ProgramService } from '../programs/program-service.js';
@@ -56,17 +57,19 @@ const BOOLEAN_FLAGS = new Set([
   'inspect',
   'show-faults',
   'wall-clock',
+  'replay',
 ]);
 const VALUE_FLAGS = new Set([
   'target', 'config', 'from', 'mode', 'file', 'limit', 'trace-out', 'inject-failure', 'failed', 'progress', 'trigger',
-  'baseline', 'policy', 'at', 'project', 'format',
+  'baseline', 'policy', 'at', 'project', 'format', 'simulate',
 ]);
 /** Flags that choose the output, not the request. */
 const OUTPUT_FLAGS = new Set(['json', 'markdown', 'html', 'metrics-json', 'agent-json']);
 /** Flags that only the local CLI passes on (LocalProgramRequest), or that only shape the run or its output here. */
 const LOCAL_FLAGS = new Set([
   'config', 'file', 'trace-out', 'inject-failure', 'verbose', 'strict', 'baseline', 'policy', 'strict-certify', 'health',
-  'minimum-capabilities', 'trace-scheduler', 'at', 'inspect', 'show-faults', 'wall-clock', 'project', 'format',
+  'minimum-capabilities', 'trace-scheduler', 'at', 'inspect', 'show-faults', 'wall-clock', 'project', 'format', 'simulate',
+  'replay',
 ]);
 
 const READINESS = 'evaluateProgramReadiness';
@@ -88,6 +91,8 @@ const FLAG_COMMANDS: Record<string, readonly string[]> = {
   'inject-failure': [SIM],
   verbose: [SIM],
   'trace-scheduler': [SIM],
+  replay: [SIM],
+  simulate: [READINESS, VERIFY],
   markdown: [READINESS],
   html: [READINESS],
   strict: [READINESS],
@@ -100,7 +105,7 @@ const FLAG_COMMANDS: Record<string, readonly string[]> = {
   at: [REPLAY],
   inspect: [REPLAY],
   'show-faults': [REPLAY],
-  'wall-clock': [REPLAY],
+  'wall-clock': [REPLAY, SIM],
   project: [TRUST],
   format: [TRUST],
 };
@@ -145,7 +150,7 @@ export async function runProgramCommand(
       flags.set(name, true);
       if (typeof value === 'string') files.push(value);
     } else if (VALUE_FLAGS.has(name)) {
-      if (value === true) throw new UsageError(`--${name} needs a value`);
+      if (value === true) throw new UsageError(name === 'simulate' ? simulateUsage('--simulate needs fault names') : `--${name} needs a value`);
       flags.set(name, value);
     } else {
       throw new UsageError(`unknown option --${name} for '${spec.cli.join(' ')}'`);
@@ -178,10 +183,17 @@ export async function runProgramCommand(
   const outputs = [...OUTPUT_FLAGS, 'format'].filter((f) => flags.has(f));
   if (outputs.length > 1) throw new UsageError(`choose one output: ${outputs.map((f) => `--${f}`).join(' or ')}`);
   const replayViews = replayViewFlags(spec.id, flags);
+  const simulateFaults = typeof flags.get('simulate') === 'string' ? parseSimulateFaults(flags.get('simulate') as string) : null;
+  // `svc sim --replay` re-runs the program as deterministic replay does, with svc sim's 20 iterations (§24.1).
+  if (flags.has('replay') && local.maxLoopIterations !== undefined) {
+    throw new UsageError("--replay checks the recording against a deterministic replay, which runs svc sim's 20 loop iterations: use 'svc sim --replay'");
+  }
   const simulation = spec.id === SIM;
   // `svc readiness F --record` appends the evaluation to the readiness history the agent's trends read
   // (docs/observability.md § Readiness trends); for `svc sim` the flag records a trace instead.
   const recordReadiness = spec.id === READINESS && flags.delete('record');
+  // A readiness under assumed faults is a what-if: it must not enter the history the trends read.
+  if (recordReadiness && simulateFaults) throw new UsageError('--record keeps the readiness history; a readiness under --simulate faults is a what-if and is not recorded');
   const file = files[0] ? path.resolve(cwd, files[0]) : null;
   const workspace = flags.has('project')
     ? projectWorkspace(flags.get('project') as string, flags.get('config'), cwd, settings)
@@ -197,6 +209,9 @@ export async function runProgramCommand(
     const failure = flags.get('inject-failure');
     if (typeof failure === 'string') request['inject_failure'] = failure;
     if (local.maxLoopIterations !== undefined) request['max_loop_iterations'] = local.maxLoopIterations;
+    if (flags.has('replay')) request['record_trace'] = true;
+    // The run sleeps each loop interval for real (docs/program-language.md §24.1); the output is the same.
+    if (flags.has('wall-clock')) request['wall_clock'] = true;
     body = await service.run('simulateLocal', request as never);
   } else if (spec.id === READINESS) {
     // `--runtime` (implied by `--inject-health-faults`) runs the program and folds its health in;
@@ -209,7 +224,10 @@ export async function runProgramCommand(
     }
     const baseline = flags.get('baseline');
     if (typeof baseline === 'string') request['baseline'] = baselineDir(path.resolve(cwd, baseline));
+    if (simulateFaults) request['simulate_faults'] = simulateFaults;
     body = await service.run('readinessLocal', request as never);
+  } else if (spec.id === VERIFY && simulateFaults) {
+    body = await service.run('verifyHardwareLocal', { ...request, simulate_faults: simulateFaults } as never);
   } else if (spec.id === EXPLAIN && typeof flags.get('baseline') === 'string') {
     request['baseline'] = baselineDir(path.resolve(cwd, flags.get('baseline') as string));
     body = await service.run('explainLocal', request as never);
@@ -225,6 +243,15 @@ export async function runProgramCommand(
   if (flags.has('minimum-capabilities')) {
     const assured = (await service.run('assure', { file: file ?? undefined, target: request['target'] as string | undefined, all_targets: request['all_targets'] as boolean | undefined })) as { report: Record<string, any> };
     body = { ...(body as object), minimum_capabilities: assured.report['assurance'].safety_case.capability_verification };
+  }
+  if (simulateFaults) body = { ...(body as object), simulated_faults: simulateFaults };
+  // `svc sim --replay` (docs/program-language.md §26): the recorded trace, replayed deterministically at once.
+  if (flags.has('replay')) {
+    const tracePath = (body as { simulation?: { trace_path?: unknown } }).simulation?.trace_path;
+    if (typeof tracePath === 'string') {
+      const replayed = (await service.run('replay', { file: path.resolve(cwd, tracePath), deterministic: true })) as { replay: unknown };
+      body = { ...(body as object), replay: replayed.replay };
+    }
   }
   if (replayViews && file) {
     const view = replayView(file, replayViews);
@@ -260,6 +287,8 @@ function decorate(
 ): ProgramCliOutcome {
   let { stdout, exitCode } = outcome;
   const lines: string[] = [];
+  // Printed first: `svc verify` text ends with its deployment verdict (docs/programs.md, "The CLI").
+  if (body['simulated_faults'] && !ctx.json && !ctx.flags.has('markdown') && !ctx.flags.has('html')) stdout = `Simulated faults: ${body['simulated_faults'].join(', ')}\n${stdout}`;
   if (specId === READINESS && ctx.strict) {
     lines.push(strictLine(body['report']));
     if (!strictPassed(body['report'])) exitCode = 1;
@@ -273,6 +302,10 @@ function decorate(
     if (!body['minimum_capabilities'].compatible) exitCode = 1;
   }
   if (specId === SIM && ctx.flags.has('trace-scheduler')) lines.push(...schedulerLines(body['simulation']?.result?.metrics));
+  if (specId === SIM && body['replay']) {
+    lines.push(...presentProgramResult(REPLAY, { replay: body['replay'] }, { json: false }).stdout.trimEnd().split('\n'));
+    if (body['replay'].verification?.ok !== true) exitCode = 1;
+  }
   if (specId === REPLAY && ctx.views) lines.push(...replayViewLines(body, ctx.views));
   if (ctx.json || lines.length === 0) return { stdout, exitCode };
   return { stdout: `${stdout}${lines.join('\n')}\n`, exitCode };
@@ -333,6 +366,26 @@ function projectWorkspace(dir: string, config: string | true | undefined, cwd: s
   const manifest = path.join(root, 'svc.toml');
   const resolved = fs.existsSync(manifest) ? resolveProjectConfig(manifest) : null;
   return { projectRoot: resolved?.projectRoot ?? root, config: resolved, programPath: null, stateDir: settings.stateDir, decisions: settings.decisions, confineToRoot: false, cwd };
+}
+
+// -----------------------------------------------------------------------------------------------
+// svc readiness|verify --simulate FAULTS
+
+function simulateUsage(message: string): string {
+  return `${message}, comma-separated (e.g. --simulate LidarFailure,NetworkOutage; known: ${PROFILE_FAULTS.join(', ')})`;
+}
+
+/**
+ * `--simulate FAULTS`: the `simulate_compatibility` faults of docs/program-language.md §9.2 to apply on
+ * top of the program's own. The program's block accepts any name; on the command line an unknown one
+ * is a typo, so it is refused.
+ */
+function parseSimulateFaults(value: string): string[] {
+  const faults = value.split(',').map((f) => f.trim()).filter((f) => f !== '');
+  if (faults.length === 0) throw new UsageError(simulateUsage('--simulate needs fault names'));
+  const unknown = faults.filter((f) => !(PROFILE_FAULTS as readonly string[]).includes(f));
+  if (unknown.length > 0) throw new UsageError(simulateUsage(`--simulate: unknown fault ${unknown.map((f) => `'${f}'`).join(', ')}`));
+  return [...new Set(faults)];
 }
 
 // -----------------------------------------------------------------------------------------------

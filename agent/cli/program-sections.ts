@@ -6,7 +6,7 @@
  * - sections of the assure report (§10): `svc mission verify`, `svc anomaly scan`, `svc prognostics`,
  *   `svc resilience check`, `svc state estimate`, `svc mitigation plan`;
  * - sections of the capabilities verification (§14): `svc trace capabilities|hardware|health`,
- *   `svc robot capabilities`;
+ *   `svc robot capabilities`, `svc health robot` (the static health checks grouped by robot);
  * - `svc recover FILE --failure KIND`: the heal analysis (§12) of that one failure.
  *
  * `--json` prints `{version, file, <section>}` with the section exactly as in the REST body.
@@ -15,7 +15,7 @@ import path from 'node:path';
 import type { Settings } from '../settings/settings.js';
 import { UsageError } from './args.js';
 import { healLines } from './program-text.js';
-import { healthCheckLines, healthPassed } from './program-views.js';
+import { healthCheckLines, healthPassed, healthPolicyLines } from './program-views.js';
 
 type Body = Record<string, any>;
 
@@ -28,7 +28,8 @@ export interface SectionCommand {
   /** Key of the section in the `--json` output. */
   key: string;
   pick(body: Body): unknown;
-  text(section: any): string[];
+  /** Text of the section; `body` is the whole REST body the section came from (for names it groups by). */
+  text(section: any, body: Body): string[];
   passed(section: any): boolean;
 }
 
@@ -111,6 +112,28 @@ function robotCapabilityLines(robots: Body[]): string[] {
   return robots.flatMap((robot) => [`Robot ${robot.robot}`, ...robot.rows.map((row: Body) => `  ${row.status.padEnd(7)} ${row.capability} (${row.source})`)]);
 }
 
+/**
+ * `svc health robot`: the static health of docs/program-language.md §9.9 per robot. The checks and the
+ * overall status are the analysis's (the `health` part of verify capabilities); this only groups the
+ * checks by the robot they target (robots from the `capabilities` part, so a robot with no check shows
+ * too), then lists the checks aimed at anything else (a fleet, or the program).
+ */
+function robotHealthLines(health: Body, body: Body): string[] {
+  const robots: string[] = (body.capabilities ?? []).map((r: Body) => r.robot);
+  const isRobotCheck = (c: Body, robot: string) => c.target_kind === 'robot' && c.target === robot;
+  const check = (c: Body) => `    [${c.status}] ${c.name}: ${c.message}`;
+  const others = health.checks.filter((c: Body) => !robots.some((r) => isRobotCheck(c, r)));
+  return [
+    `Robot health: overall ${health.overall} (${health.checks.length} check(s) over ${robots.length} robot(s))`,
+    ...robots.flatMap((robot) => {
+      const checks = health.checks.filter((c: Body) => isRobotCheck(c, robot));
+      return [`  Robot ${robot}: ${checks.length === 0 ? 'no health checks' : `${checks.length} check(s)`}`, ...checks.map(check)];
+    }),
+    ...(others.length > 0 ? ['  Other targets:', ...others.map((c: Body) => `${check(c)} (${c.target_kind ?? 'program'}${c.target ? ` ${c.target}` : ''})`)] : []),
+    ...healthPolicyLines(health),
+  ];
+}
+
 /** The section commands: one row each. */
 export const SECTION_COMMANDS: readonly SectionCommand[] = [
   { words: ['mission', 'verify'], summary: 'the mission part of svc assure', source: 'assure', key: 'mission', pick: (b) => b.report.mission, text: missionLines, passed: (s) => s.passed === true },
@@ -122,6 +145,7 @@ export const SECTION_COMMANDS: readonly SectionCommand[] = [
   { words: ['trace', 'capabilities'], summary: 'capability traceability rows of svc verify --capabilities --traceability', source: 'capabilities', key: 'traceability', pick: (b) => b.traceability, text: capabilityTraceLines, passed: (t) => t.errors.length === 0 },
   { words: ['trace', 'hardware'], summary: 'hardware traceability rows of svc verify --capabilities --traceability', source: 'capabilities', key: 'traceability', pick: (b) => b.traceability, text: hardwareTraceLines, passed: (t) => t.errors.length === 0 },
   { words: ['trace', 'health'], summary: 'the static health checks of svc verify --capabilities', source: 'capabilities', key: 'health', pick: (b) => b.health, text: healthCheckLines, passed: healthPassed },
+  { words: ['health', 'robot'], summary: 'the static health checks per robot (of svc verify --capabilities)', source: 'capabilities', key: 'health', pick: (b) => b.health, text: robotHealthLines, passed: healthPassed },
   { words: ['robot', 'capabilities'], summary: 'declared and inferred capabilities per robot', source: 'capabilities', key: 'capabilities', pick: (b) => b.capabilities, text: robotCapabilityLines, passed: () => true },
   { words: ['recover'], summary: 'the heal analysis of one failure (--failure KIND, e.g. gps)', source: 'recover', key: 'report', pick: (b) => b.legacy, text: healLines, passed: (s) => s.passed === true },
 ];
@@ -177,6 +201,6 @@ export async function runSectionCommand(
       : await service.run('recoveryAnalysis', { ...input, legacy_issue: failure } as never)) as Body;
   const section = command.pick(body);
   const json = { version: body['version'], file: body['file'], ...(failure !== null ? { failure } : {}), [command.key]: section };
-  const stdout = options.has('json') ? JSON.stringify(json, null, 2) : command.text(section).join('\n');
+  const stdout = options.has('json') ? JSON.stringify(json, null, 2) : command.text(section, body).join('\n');
   return { stdout: `${stdout}\n`, exitCode: command.passed(section) ? 0 : 1 };
 }

@@ -73,8 +73,13 @@ export function healthCheckLines(health: Body): string[] {
   return [
     `Health checks: ${health.checks.length}, overall ${health.overall}`,
     ...health.checks.map((c: Body) => `  [${c.status}] ${c.name}: ${c.message}`),
-    ...health.policies.map((p: Body) => `  policy ${p.name}: ${(p.handlers ?? []).map((h: Body) => `on ${h.status} → ${h.actions.join(', ')}`).join('; ')}`),
+    ...healthPolicyLines(health),
   ];
+}
+
+/** One line per `health_policy` of the static health report. */
+export function healthPolicyLines(health: Body): string[] {
+  return health.policies.map((p: Body) => `  policy ${p.name}: ${(p.handlers ?? []).map((h: Body) => `on ${h.status} → ${h.actions.join(', ')}`).join('; ')}`);
 }
 
 export function healthPassed(health: Body): boolean {

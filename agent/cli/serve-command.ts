@@ -2,7 +2,7 @@ import { Agent, DEFAULT_BIND } from '../runtime/agent.js';
 import { parseBindAddress } from '../runtime/bind-address.js';
 import { UsageError } from './args.js';
 
-const SERVE_OPTIONS = new Set(['config', 'program', 'bind', 'grpc-bind', 'relay', 'enroll-token']);
+const SERVE_OPTIONS = new Set(['config', 'program', 'bind', 'grpc-bind', 'relay', 'enroll-token', 'once']);
 
 function stringOption(options: Map<string, string | true>, name: string): string | null {
   const v = options.get(name);
@@ -13,10 +13,14 @@ function stringOption(options: Map<string, string | true>, name: string): string
 
 /**
  * `svc serve [--config svc.toml] [--program file.sd] [--bind host:port] [--grpc-bind host:port]
- * [--relay URL --enroll-token TOKEN]` (the relay options win over SVC_RELAY_URL / SVC_RELAY_ENROLL_TOKEN).
+ * [--relay URL --enroll-token TOKEN] [--once]` (the relay options win over SVC_RELAY_URL /
+ * SVC_RELAY_ENROLL_TOKEN); `svc control-center serve` is the same command (docs/program-language.md §29).
+ * `--once` is a start-up check: the agent loads its configuration and program, binds, prints where it
+ * listens, then stops (resolves 'stopped'); without it the agent keeps running ('running').
  */
-export async function serveCommand(options: Map<string, string | true>): Promise<void> {
+export async function serveCommand(options: Map<string, string | true>): Promise<'running' | 'stopped'> {
   for (const k of options.keys()) if (!SERVE_OPTIONS.has(k)) throw new UsageError(`unknown option --${k} for serve`);
+  if (typeof options.get('once') === 'string') throw new UsageError(`--once takes no value (got '${options.get('once')}')`);
   const bind = stringOption(options, 'bind') ?? DEFAULT_BIND;
   const grpcBind = stringOption(options, 'grpc-bind');
   try {
@@ -49,6 +53,11 @@ export async function serveCommand(options: Map<string, string | true>): Promise
   const relay = agent.relayStatus;
   if (relay) process.stdout.write(`svc relay trunk: agent ${relay.agent_id} dialling ${relay.transport}://${relay.relay_host} in the background\n`);
   if (s.listen.grpcBind) process.stdout.write(`svc gRPC (svc.v1.ControlCenter, reflection on) listening on ${s.listen.grpcBind}\n`);
+  if (options.has('once')) {
+    await agent.close();
+    process.stdout.write('svc agent started and stopped (--once)\n');
+    return 'stopped';
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -64,4 +73,5 @@ export async function serveCommand(options: Map<string, string | true>): Promise
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  return 'running';
 }

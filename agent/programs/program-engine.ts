@@ -165,7 +165,14 @@ export class ProgramEngine {
       options.readinessPolicy = { minimum_score: given.minimum_score ?? configured.minimum_score, weights: { ...configured.weights, ...given.weights } };
     }
     if (req.baseline !== undefined) options.driftIssues = driftIssues(this.baselineDrift(req.baseline));
+    if (req.simulate_faults) options.simulateFaults = req.simulate_faults;
     return { version: VERSION, file, report: evaluateReadiness(program, options) };
+  }
+
+  /** The CLI's verify hardware: `simulate_faults` (`svc verify --simulate FAULTS`) degrade the profiles first (§9.2). */
+  verifyHardwareLocal(req: LocalProgramRequest) {
+    const { file, program } = this.program(req);
+    return { version: VERSION, file, report: verifyHardware(program, { ...this.options(req), simulateFaults: req.simulate_faults ?? [] }) };
   }
 
   /** Readiness with a runtime run, whatever the flags say (kept for callers of the earlier name). */
@@ -223,12 +230,13 @@ export class ProgramEngine {
       traceOut: req.trace_out ?? null,
       maxLoopIterations: req.max_loop_iterations,
       injectFailure: failure,
+      wallClock: req.wall_clock === true,
     }, true);
   }
 
   private runSimulation(
     req: ProgramRequest,
-    local: { traceOut?: string | null; maxLoopIterations?: number | undefined; injectFailure?: string | null },
+    local: { traceOut?: string | null; maxLoopIterations?: number | undefined; injectFailure?: string | null; wallClock?: boolean },
     register: boolean,
   ) {
     const { file, program } = this.program(req);
@@ -252,6 +260,7 @@ export class ProgramEngine {
         ...(local.traceOut ? { traceOut: local.traceOut } : {}),
         ...(local.maxLoopIterations !== undefined ? { maxLoopIterations: local.maxLoopIterations } : {}),
         ...(local.injectFailure ? { injectFailure: local.injectFailure } : {}),
+        ...(local.wallClock ? { wallClock: true } : {}),
         escalations,
       });
       if (!simulation.dry_run && simulation.escalations) simulation.escalations_registered = registers;

@@ -19,4 +19,11 @@ export type LocalProgramRequest = ProgramRequest & {
   readiness_policy?: { minimum_score?: number; weights?: Partial<Record<string, number>> };
   /** `svc readiness|explain --baseline DIR`: the saved project whose configuration is the baseline. */
   baseline?: string;
+  /**
+   * `svc readiness|verify --simulate FAULTS`: `simulate_compatibility` faults applied on top of the
+   * program's own before hardware checking (docs/program-language.md §9.2).
+   */
+  simulate_faults?: readonly string[];
+  /** `svc sim|run --wall-clock`: the run sleeps each loop interval for real (docs/program-language.md §24.1). */
+  wall_clock?: boolean;
 };

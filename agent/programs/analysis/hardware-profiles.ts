@@ -187,6 +187,11 @@ export function declaredProfiles(program: Program): Map<string, HardwareProfile>
   return out;
 }
 
+/** The `simulate_compatibility` faults that change a profile (the cases of `applySimulatedFaults`). */
+export const PROFILE_FAULTS = [
+  'CameraFailure', 'LidarFailure', 'ImuFailure', 'GpsFailure', 'BatteryDegradation', 'NetworkOutage', 'LteOutage', 'WeakWifi', 'PacketLoss',
+] as const;
+
 /**
  * Apply `simulate_compatibility` faults to a copy of the profile (docs/program-language.md §9.2). Faults not listed here
  * are ignored. Our figures for the faults the reference only names: `LteOutage` removes LTE and

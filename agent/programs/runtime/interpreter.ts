@@ -70,6 +70,12 @@ export interface InterpreterOptions {
   injection?: InjectionPlan | null;
   /** The escalation store as this run sees it (docs/decisions.md § Escalations); absent: nothing granted, nothing kept. */
   escalations?: EscalationPort | null;
+  /**
+   * Called with the interval of every loop iteration and scheduler tick before the simulated clock
+   * advances by it. The CLI's `--wall-clock` passes a real sleep (docs/program-language.md §24.1);
+   * absent, time is simulated only. Simulated time, frames and events are the same either way.
+   */
+  pace?: ((intervalMs: number) => void) | null;
 }
 
 export interface RunOutcome {
@@ -134,6 +140,8 @@ export class Interpreter implements ExpressionHost {
   private enteringModes = new Set<string>();
   private readonly injection: InjectionPlan | null;
   private readonly health: HealthOutcome | null;
+  /** InterpreterOptions.pace (the scheduler calls it too). */
+  readonly pace: ((intervalMs: number) => void) | null;
 
   constructor(
     readonly program: Program,
@@ -143,6 +151,7 @@ export class Interpreter implements ExpressionHost {
     this.decisionTrace = options.decisionTrace ?? false;
     this.signingKey = options.signingKey || null;
     this.escalations = options.escalations ?? null;
+    this.pace = options.pace ?? null;
     this.recorder = new TraceRecorder(() => this.traceState());
     this.decisions = new DecisionEngine(program);
     this.metrics.execution.max_loop_iterations = this.maxLoopIterations;
@@ -491,6 +500,7 @@ export class Interpreter implements ExpressionHost {
     for (let iteration = 1; iteration <= this.maxLoopIterations; iteration += 1) {
       const cap = monitor.speedCapAt(this.backend.pose);
       if (cap !== null) this.backend.clampFollowSpeed(cap);
+      this.pace?.(intervalMs);
       this.backend.tick(intervalMs / 1000);
       this.simTimeMs = iteration * intervalMs;
       this.metrics.execution.sim_time_ms = Math.max(this.metrics.execution.sim_time_ms, this.simTimeMs);

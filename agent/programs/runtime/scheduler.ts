@@ -86,6 +86,7 @@ export function runScheduler(interp: Interpreter, mode: SchedulerMode): void {
   for (let tick = 1; tick <= interp.maxLoopIterations; tick += 1) {
     const cap = robot.monitor.speedCapAt(interp.sim.pose);
     if (cap !== null) interp.sim.clampFollowSpeed(cap);
+    interp.pace?.(baseTick);
     interp.sim.tick(baseTick / 1000);
     interp.simTimeMs = tick * baseTick;
     const now = interp.simTimeMs;

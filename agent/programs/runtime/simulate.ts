@@ -33,6 +33,16 @@ export interface SimulateOptions {
   config?: ResolvedConfig | null;
   /** The escalation store as this run sees it (docs/decisions.md § Escalations); absent: nothing granted, nothing kept. */
   escalations?: EscalationPort | null;
+  /**
+   * `svc sim|run --wall-clock` (docs/program-language.md §24.1): every loop iteration and scheduler
+   * tick really waits its interval. The run blocks while it sleeps, so only the CLI asks for it.
+   */
+  wallClock?: boolean;
+}
+
+/** Sleeps `ms` milliseconds without returning to the event loop (the interpreter is synchronous). */
+function sleepBlocking(ms: number): void {
+  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 export interface DryRunSimulation {
@@ -104,6 +114,7 @@ export function simulateProgram(program: Program, options: SimulateOptions): Sim
       config: options.config ?? null,
     }),
     escalations: options.escalations ?? null,
+    pace: options.wallClock === true ? sleepBlocking : null,
   });
   let tracePath: string | null = null;
   if (recordTrace) {
