@@ -2,6 +2,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { platformEvent } from '../events/platform-events.js';
 import type { TelemetryStore } from '../telemetry/telemetry-store.js';
 import { ApiError, notFound } from '../core/errors.js';
+import { compareIds } from '../core/id-order.js';
 import type { Attachment, AttachmentSink, CommandOutcome, FirmwareOutcome } from './attachments/attachment.js';
 import type { DeviceRegistry, DeviceTransport, ObservedIdentity } from './device-registry.js';
 import type { HalSettings } from '../settings/hal.js';
@@ -250,7 +251,7 @@ export class DeviceHub implements AttachmentSink {
         });
       }
     }
-    result.matches.sort((x, y) => x.device_id.localeCompare(y.device_id));
+    result.matches.sort((x, y) => compareIds(x.device_id, y.device_id));
     return result;
   }
 

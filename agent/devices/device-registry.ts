@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { notFound } from '../core/errors.js';
+import { compareIds } from '../core/id-order.js';
 import type { ConfiguredDevice, ResolvedConfig } from '../project/resolve-config.js';
 import { JsonStore } from '../state/json-store.js';
 import { assertTransition, DEVICE_LIFECYCLE_STATES, isLifecycleState, type DeviceLifecycleState } from './lifecycle.js';
@@ -271,7 +272,7 @@ export class DeviceRegistry {
   }
 
   list(): DeviceRecord[] {
-    return [...this.devices.values()].sort((a, b) => a.id.localeCompare(b.id));
+    return [...this.devices.values()].sort((a, b) => compareIds(a.id, b.id));
   }
 
   get(id: string): DeviceRecord | undefined {

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import tls from 'node:tls';
-import { MqttClient, type IClientOptions, type IConnackPacket, type IPublishPacket } from 'mqtt';
+import type { IClientOptions, IConnackPacket, IPublishPacket, MqttClient } from 'mqtt';
 import { Backoff } from '../core/backoff.js';
 import { BoundedQueue } from '../core/bounded-queue.js';
 import type { LinkEvents, LinkState, LinkStats } from '../core/link.js';
@@ -27,6 +27,22 @@ import { ReconnectingLink } from '../core/reconnecting-link.js';
  */
 
 export type QoS = 0 | 1 | 2;
+
+type MqttClientCtor = typeof MqttClient;
+let mqttClientCtor: MqttClientCtor | null = null;
+let mqttLoading: Promise<MqttClientCtor> | null = null;
+/**
+ * mqtt.js (with readable-stream and ws: ~0.5 MB of bundled source) is loaded on the first MQTT
+ * connection, not when `hal/index.ts` is imported: an agent with only serial lines or CAN buses
+ * attached never carries it (docs/architecture.md, "A device reading"; README.md § Benchmarks,
+ * idle RSS with 32 serial devices).
+ */
+function loadMqttClient(): Promise<MqttClientCtor> {
+  mqttLoading ??= import('mqtt').then((m) => (mqttClientCtor = m.MqttClient));
+  // A failed load is retried on the next attempt rather than remembered.
+  mqttLoading.catch(() => (mqttLoading = null));
+  return mqttLoading;
+}
 
 export interface MqttWill {
   topic: string;
@@ -347,7 +363,21 @@ export class MqttLink extends ReconnectingLink<MqttLinkEvents> {
     return socket;
   }
 
-  protected connect(): void {
+  protected connect(gen: number): void {
+    if (mqttClientCtor) return this.connectWith(mqttClientCtor);
+    // Only the first attempt of the process waits for mqtt.js; a link closed meanwhile does nothing.
+    loadMqttClient().then(
+      (ctor) => {
+        if (this.isCurrent(gen)) this.connectWith(ctor);
+      },
+      (err: Error) => {
+        this.noteError(err);
+        this.scheduleReconnect(gen);
+      },
+    );
+  }
+
+  private connectWith(MqttClientClass: MqttClientCtor): void {
     this.blocked = false;
     const options: IClientOptions = {
       clientId: this.clientId,
@@ -365,7 +395,7 @@ export class MqttLink extends ReconnectingLink<MqttLinkEvents> {
     if (password !== undefined) options.password = password;
     if (this.opts.will) options.will = { ...this.opts.will };
     // The constructor connects at once through our stream builder.
-    const client = new MqttClient(() => this.buildStream(), options);
+    const client = new MqttClientClass(() => this.buildStream(), options);
     this.client = client;
     client.on('connect', (packet: IConnackPacket) => this.onConnect(client, packet));
     client.on('message', (topic: string, payload: Buffer, packet: IPublishPacket) => {

@@ -48,6 +48,35 @@ describe('request pipeline (docs/architecture.md)', () => {
     }
   });
 
+  it('answers a plain GET of health on its fast path exactly as the full pipeline does (healthFastPath)', async () => {
+    const a = await agent();
+    // `?probe=1` and POST take the full Hono pipeline; the plain GETs take the fast path.
+    const answers = [];
+    for (const [path, method, cid] of [
+      ['/v1/health', 'GET', 'fast-1'],
+      ['/healthz', 'GET', 'fast-2'],
+      ['/v1/health?probe=1', 'GET', 'full-1'],
+      ['/v1/health', 'POST', 'full-2'],
+    ] as const) {
+      const res = await a.fetch(path, { method, headers: { 'X-Correlation-ID': cid } });
+      const headers = Object.fromEntries([...res.headers].filter(([k]) => k !== 'date' && k !== 'content-length'));
+      const body = (await res.json()) as Record<string, unknown>;
+      answers.push({ status: res.status, headers, keys: Object.keys(body), grpc: body.grpc, cid });
+    }
+    for (const ans of answers) {
+      expect(ans.status).toBe(200);
+      expect(ans.headers['x-correlation-id']).toBe(ans.cid);
+      expect({ ...ans.headers, 'x-correlation-id': '' }).toEqual({ ...answers[2]!.headers, 'x-correlation-id': '' });
+      expect(ans.keys).toEqual(answers[2]!.keys);
+      expect(ans.grpc).toEqual(answers[2]!.grpc);
+    }
+    const generated = await a.fetch('/v1/health');
+    expect(generated.headers.get('x-correlation-id')).toMatch(/^svc-\d{13}-[0-9a-f]{4}$/);
+    const { body: traces } = await a.json('/v1/observability/traces');
+    const cids = (traces.traces as Array<{ correlation_id: string; method: string; path: string; status: number }>).map((t) => `${t.correlation_id} ${t.method} ${t.path} ${t.status}`);
+    expect(cids).toEqual(expect.arrayContaining(['fast-1 GET /v1/health 200', 'fast-2 GET /healthz 200', 'full-1 GET /v1/health 200', 'full-2 POST /v1/health 200']));
+  });
+
   it('answers unknown routes and wrong methods with a JSON 404 (no 405)', async () => {
     const a = await agent();
     for (const [path, method] of [['/v1/nope', 'GET'], ['/v1/version', 'POST'], ['/v1/tenant', 'DELETE'], ['/not-v1', 'GET']] as const) {

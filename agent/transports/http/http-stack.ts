@@ -6,6 +6,7 @@ import type { Services } from '../../runtime/services.js';
 import type { StreamConnection } from '../ws/stream-connection.js';
 import { mountTelemetryStream } from '../ws/telemetry-stream.js';
 import { createHttpApp } from './http-app.js';
+import { healthFastPath } from './pipeline/request-pipeline.js';
 
 export interface HttpStack {
   /** The WebSocket server of the telemetry stream (no own listener: upgrades come from `server`). */
@@ -47,5 +48,8 @@ export function attachHttpStack(
     }) as unknown as typeof import('node:http').createServer,
   });
   if (!listener) throw new Error('the HTTP adapter did not provide a request listener');
-  return { wss, listener, dispatch: async (req) => app.fetch(req) };
+  const viaApp: HttpStack['listener'] = listener;
+  // The health probe's plain GET skips the fetch objects and the router (pipeline/request-pipeline.ts#healthFastPath).
+  const fast = healthFastPath(services, operations);
+  return { wss, listener: (req, res) => void (fast(req, res) || viaApp(req, res)), dispatch: async (req) => app.fetch(req) };
 }

@@ -1,7 +1,7 @@
 import { ApiError } from '../../core/errors.js';
 import { CORS_HEADERS } from './pipeline/cors.js';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
 const CORS_OBJECT: Record<string, string> = Object.fromEntries(CORS_HEADERS);
 
 /**
