@@ -16,7 +16,8 @@ if (!existsSync(fileURLToPath(entry))) {
 // requests whose garbage dies young, so a small nursery costs it little (README.md § Benchmarks:
 // idle RSS <= 60 MiB; figures in the commit that added this). Set before the bundle loads, as the
 // growth starts there; one-shot commands (program analysis) keep V8's default.
-if (process.argv[2] === 'serve') setFlagsFromString('--semi-space-growth-factor=1');
+const serving = process.argv[2] === 'serve' || (process.argv[2] === 'control-center' && process.argv[3] === 'serve');
+if (serving) setFlagsFromString('--semi-space-growth-factor=1');
 const { main } = await import(entry.href);
 const code = await main(process.argv.slice(2));
 if (code >= 0) process.exitCode = code;
