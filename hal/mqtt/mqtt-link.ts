@@ -38,7 +38,9 @@ let mqttLoading: Promise<MqttClientCtor> | null = null;
  * idle RSS with 32 serial devices).
  */
 function loadMqttClient(): Promise<MqttClientCtor> {
-  mqttLoading ??= import('mqtt').then((m) => (mqttClientCtor = m.MqttClient));
+  // The bundle (scripts/bundle.mjs) carries mqtt.js as CommonJS, whose named exports an `import()`
+  // of it only shows under `default`; from node_modules they are top-level. Take either.
+  mqttLoading ??= import('mqtt').then((m: typeof import('mqtt') & { default?: typeof import('mqtt') }) => (mqttClientCtor = m.MqttClient ?? m.default!.MqttClient));
   // A failed load is retried on the next attempt rather than remembered.
   mqttLoading.catch(() => (mqttLoading = null));
   return mqttLoading;
