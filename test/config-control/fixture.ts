@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { afterEach } from 'vitest';
 import path from 'node:path';
 import { startAgent, tempDir, type RunningAgent } from '../helpers/agent-harness.js';
 import { writeProject } from '../helpers/project-fixture.js';
@@ -128,4 +129,27 @@ export const get = (a: RunningAgent, p: string, token: string | null = ADMIN) =>
 export function snapshotFiles(a: RunningAgent): string[] {
   const dir = path.join(a.stateDir, 'config-snapshots');
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+}
+
+/**
+ * The agents a test file starts with `agent(…)`, all closed after each test; `stop(a)` closes one
+ * early (before a restart on the same state directory).
+ */
+export function agentsClosedAfterEach() {
+  let running: ConfigAgent[] = [];
+  afterEach(async () => {
+    await Promise.all(running.map((a) => a.close()));
+    running = [];
+  });
+  return {
+    async agent(...args: Parameters<typeof configAgent>): Promise<ConfigAgent> {
+      const a = await configAgent(...args);
+      running.push(a);
+      return a;
+    },
+    async stop(a: ConfigAgent): Promise<void> {
+      running = running.filter((x) => x !== a);
+      await a.close();
+    },
+  };
 }

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/agent-harness.js';
-import { configAgent, get, post, type ConfigAgent, type ConfigProject } from './fixture.js';
+import { configAgent, get, post, type ConfigAgent, type ConfigProject, agentsClosedAfterEach } from './fixture.js';
 
 /**
  * Publishing a snapshot of the demo project leaves the live configuration equal to that snapshot as
@@ -14,16 +14,7 @@ import { configAgent, get, post, type ConfigAgent, type ConfigProject } from './
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 
-let running: ConfigAgent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
-});
-async function agent(...args: Parameters<typeof configAgent>) {
-  const a = await configAgent(...args);
-  running.push(a);
-  return a;
-}
+const { agent, stop } = agentsClosedAfterEach();
 
 /** A copy of demo/, as test/panel/panel-harness.ts#startPanelAgent serves it. */
 function demoCopy(): ConfigProject {
@@ -88,8 +79,7 @@ describe('publishing a snapshot of the demo project', () => {
     const devicesText = read(a, 'svc.devices.toml');
     const fleetText = read(a, 'svc.fleet.toml');
     const snap = (await post(a, '/v1/config/snapshots', a.keys.developer, {})).body.snapshot.id;
-    await a.close();
-    running = running.filter((x) => x !== a);
+    await stop(a);
 
     // Edits on disk after the snapshot: a field device distrusted, a fleet compute device renamed and taken out of service.
     fs.writeFileSync(path.join(a.project.root, 'svc.devices.toml'), devicesText.replace('serial = "IMU-7Q2-004511"\nprovider = "imu_serial"\ncapabilities = ["autonomous_navigation"]\ntrust_level = "trusted"', 'serial = "IMU-7Q2-004511"\nprovider = "imu_serial"\ncapabilities = ["autonomous_navigation"]\ntrust_level = "untrusted"'));

@@ -1,25 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'smol-toml';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bearer, connectGrpc } from '../helpers/grpc-client.js';
-import { configAgent, get, post, type ConfigAgent } from './fixture.js';
+import { configAgent, get, post, type ConfigAgent, agentsClosedAfterEach } from './fixture.js';
 
 /**
  * Publishing an approved snapshot (docs/operations.md § Publishing) and the configuration history
  * read from the snapshot directory and the mutation audit log (§ History).
  */
 
-let running: ConfigAgent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
-});
-async function agent(...args: Parameters<typeof configAgent>) {
-  const a = await configAgent(...args);
-  running.push(a);
-  return a;
-}
+const { agent, stop } = agentsClosedAfterEach();
 
 const device = async (a: ConfigAgent, id: string) => ((await get(a, '/v1/devices')).body.devices as Array<Record<string, unknown>>).find((d) => d.id === id)!;
 
@@ -58,8 +49,7 @@ describe('publish', () => {
     expect(await device(a, 'cam-1')).toMatchObject({ lifecycle_state: 'active', trust_level: 'verified' });
     expect(await device(a, 'cam-2')).toMatchObject({ trust_level: 'trusted' });
 
-    await a.close();
-    running = running.filter((x) => x !== a);
+    await stop(a);
     const b = await agent({ stateDir: a.stateDir, keys: a.keys, project: a.project });
     expect(await device(b, 'cam-1')).toMatchObject({ lifecycle_state: 'active', trust_level: 'verified' });
     expect(await device(b, 'cam-2')).toMatchObject({ trust_level: 'trusted' });

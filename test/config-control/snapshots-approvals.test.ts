@@ -1,23 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { ADMIN, configAgent, get, post, snapshotFiles, type ConfigAgent } from './fixture.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN, configAgent, get, post, snapshotFiles, type ConfigAgent, agentsClosedAfterEach } from './fixture.js';
 
 /**
  * Configuration snapshots and approvals (docs/operations.md § Configuration snapshots and
  * approvals), acceptance checks F1–F7 and the failure paths, on a real agent over HTTP.
  */
 
-let running: ConfigAgent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
-});
-async function agent(...args: Parameters<typeof configAgent>) {
-  const a = await configAgent(...args);
-  running.push(a);
-  return a;
-}
+const { agent, stop } = agentsClosedAfterEach();
 
 describe('config snapshots', () => {
   it('F1: a Deploy key saves a snapshot; it is listed first and appears in the history', async () => {
@@ -82,8 +73,7 @@ describe('config snapshots', () => {
     expect((await get(a, '/v1/config/snapshots')).body.snapshots).toEqual([r.body.snapshot]);
     // It loads (approval submission reads it).
     expect((await post(a, '/v1/config/approvals', a.keys.developer, { snapshot_id: id })).status).toBe(200);
-    await a.close();
-    running = running.filter((x) => x !== a);
+    await stop(a);
 
     // Same state, no key: skipped in the list, unreadable for an approval.
     const b = await agent({ stateDir: a.stateDir, keys: a.keys });
@@ -91,8 +81,7 @@ describe('config snapshots', () => {
     const denied = await post(b, '/v1/config/approvals', b.keys.developer, { snapshot_id: id });
     expect(denied.status).toBe(400);
     expect(denied.body.error).toContain('SVC_CONFIG_SNAPSHOT_KEY');
-    await b.close();
-    running = running.filter((x) => x !== b);
+    await stop(b);
 
     // A wrong key does not decrypt either.
     const c = await agent({ stateDir: a.stateDir, keys: a.keys, env: { SVC_CONFIG_SNAPSHOT_KEY: 'wrong' } });
@@ -206,8 +195,7 @@ describe('config approvals', () => {
     const { a, snap } = await setup();
     const id = (await post(a, '/v1/config/approvals', a.keys.developer, { snapshot_id: snap, required_approvals: 2 })).body.approval.id;
     expect((await post(a, `/v1/config/approvals/${id}/approve`, a.keys.supervisor, {})).status).toBe(200);
-    await a.close();
-    running = running.filter((x) => x !== a);
+    await stop(a);
 
     const b = await agent({ stateDir: a.stateDir, keys: a.keys });
     const list = await get(b, '/v1/config/approvals', null);

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configAgent, get, post, type ConfigAgent } from '../config-control/fixture.js';
+import { configAgent, get, post, type ConfigAgent, agentsClosedAfterEach } from '../config-control/fixture.js';
 
 /**
  * Operational drift (docs/operations.md § Drift): reports, scans with their alert and incident, the
@@ -12,18 +12,11 @@ import { configAgent, get, post, type ConfigAgent } from '../config-control/fixt
  * F8–F10.
  */
 
-let running: ConfigAgent[] = [];
+const { agent, stop } = agentsClosedAfterEach();
 const servers: http.Server[] = [];
 afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
   await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
 });
-async function agent(...args: Parameters<typeof configAgent>) {
-  const a = await configAgent(...args);
-  running.push(a);
-  return a;
-}
 
 type Finding = { dimension: string; severity: string; message: string; path: string | null };
 
@@ -91,8 +84,7 @@ describe('drift reports', () => {
     // The scan ring is persisted and survives a restart.
     const file = path.join(a.stateDir, 'control-center-drift-scans.json');
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toMatchObject({ max_entries: 200, scans: [{ id: r.body.scan.id }] });
-    await a.close();
-    running = running.filter((x) => x !== a);
+    await stop(a);
     const b = await agent({ stateDir: a.stateDir, keys: a.keys, project: a.project });
     expect((await get(b, '/v1/drift/scans', null)).body.scans).toEqual([r.body.scan]);
     // GET /v1/drift gives the same report without recording it.
@@ -118,8 +110,7 @@ describe('drift reports', () => {
   it('an edited fragment is configuration and policy drift, with plain values in the messages; a second identical warning is deduplicated', async () => {
     const a = await agent();
     const snap = (await post(a, '/v1/config/snapshots', a.keys.developer, {})).body.snapshot.id;
-    await a.close();
-    running = running.filter((x) => x !== a);
+    await stop(a);
     const root = a.project.root;
     fs.writeFileSync(path.join(root, 'svc.assurance.toml'), '[assurance]\nminimum_score = 85\n[mission]\nrequired_capabilities = ["navigation"]\n');
     fs.writeFileSync(path.join(root, 'svc.fleet.toml'), fs.readFileSync(path.join(root, 'svc.fleet.toml'), 'utf8').replace('id = "orchard"', 'id = "orchard-2"').replace('nav-stack = "1.2.0"', 'vision = "2.0.0"'));
@@ -152,8 +143,7 @@ describe('drift reports', () => {
   it('warning severity when no finding is high; the pipeline deduplicates an identical warning (alert_deduplicated)', async () => {
     const a = await agent();
     const snap = (await post(a, '/v1/config/snapshots', a.keys.developer, {})).body.snapshot.id;
-    await a.close();
-    running = running.filter((x) => x !== a);
+    await stop(a);
     fs.appendFileSync(path.join(a.project.root, 'svc.assurance.toml'), 'require_recovery = false\n');
     const b = await agent({ stateDir: a.stateDir, keys: a.keys, project: a.project });
     const first = await post(b, '/v1/drift/scan', b.keys.operator, { baseline_id: snap });
@@ -263,8 +253,7 @@ describe('drift scheduler', () => {
     }
     expect(scans[0]).toMatchObject({ source: 'scheduled', baseline_id: snap, passed: false, triggered_alert: true });
     expect((await get(a, '/v1/alerts')).body.alerts).toContainEqual(expect.objectContaining({ alert_type: 'config_drift', severity: 'critical' }));
-    await a.close();
-    running = [];
+    await stop(a);
     const count = JSON.parse(fs.readFileSync(path.join(a.stateDir, 'control-center-drift-scans.json'), 'utf8')).scans.length;
     await new Promise((r) => setTimeout(r, 1300));
     expect(JSON.parse(fs.readFileSync(path.join(a.stateDir, 'control-center-drift-scans.json'), 'utf8')).scans.length).toBe(count);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { configAgent, get, post, type ConfigAgent, type ConfigProject } from '../config-control/fixture.js';
+import { describe, expect, it } from 'vitest';
+import { agentsClosedAfterEach, get, post, type ConfigAgent, type ConfigProject } from '../config-control/fixture.js';
 import { tempDir } from '../helpers/agent-harness.js';
 
 /**
@@ -15,11 +15,7 @@ import { tempDir } from '../helpers/agent-harness.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
 
-let running: ConfigAgent[] = [];
-afterEach(async () => {
-  await Promise.all(running.map((a) => a.close()));
-  running = [];
-});
+const { agent, stop } = agentsClosedAfterEach();
 
 /** A fresh copy of demo/ (as test/panel/panel-harness.ts serves it), edited by `edit` before the agent starts. */
 function demoCopy(edit: (root: string) => void = () => undefined): ConfigProject {
@@ -36,11 +32,7 @@ function replaceIn(root: string, file: string, from: string, to: string): void {
   fs.writeFileSync(path.join(root, file), text.replace(from, to));
 }
 
-async function demoAgent(project: ConfigProject): Promise<ConfigAgent> {
-  const a = await configAgent({ project, withProgram: true });
-  running.push(a);
-  return a;
-}
+const demoAgent = (project: ConfigProject): Promise<ConfigAgent> => agent({ project, withProgram: true });
 
 const DIMENSIONS = ['configuration', 'firmware', 'package', 'provider', 'capability', 'policy', 'safety'];
 
@@ -129,11 +121,9 @@ describe('drift check 14 on the demo (program members against robot.member logic
     const project = demoCopy();
     const a = await demoAgent(project);
     const snap = (await post(a, '/v1/config/snapshots', a.keys.developer, {})).body.snapshot.id;
-    await a.close();
-    running = running.filter((x) => x !== a);
+    await stop(a);
     replaceIn(project.root, 'svc.fleet.toml', 'logical_name = "sentinel.lidar"', 'logical_name = "dockhand.lidar"');
-    const b = await configAgent({ project, withProgram: true, stateDir: a.stateDir, keys: a.keys });
-    running.push(b);
+    const b = await agent({ project, withProgram: true, stateDir: a.stateDir, keys: a.keys });
     const findings = (await get(b, `/v1/drift?baseline_id=${snap}`, null)).body.report.findings as Array<{ dimension: string; severity: string; message: string }>;
     expect(findings.map((f) => [f.dimension, f.severity, f.message])).toEqual([
       // Arrays compare whole (check 1): the fleet's robots, lidar included.
