@@ -3,8 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { parseProgram } from '../../../agent/programs/language/index.js';
-import { ProgramRuntimeError, runProgram } from '../../../agent/programs/runtime/interpreter.js';
+import { runProgram } from '../../../agent/programs/runtime/interpreter.js';
 import { typeCheckProgram } from '../../../agent/programs/runtime/type-check.js';
+import { runSource, typeError } from './program-source.js';
 
 /**
  * Type check and runtime of the issue-18 forms (docs/program-language.md §4.1 "Forms added in issue 18"),
@@ -12,17 +13,8 @@ import { typeCheckProgram } from '../../../agent/programs/runtime/type-check.js'
  */
 const FORMS = path.join(__dirname, '../language/forms');
 const fixture = (name: string) => parseProgram(fs.readFileSync(path.join(FORMS, name), 'utf8'), name);
-const run = (source: string, maxLoopIterations = 3) => runProgram(parseProgram(source, 'r.sd'), { maxLoopIterations });
+const run = (source: string, maxLoopIterations = 3) => runSource(source, maxLoopIterations);
 
-function typeError(source: string): string {
-  try {
-    typeCheckProgram(parseProgram(source, 'r.sd'));
-  } catch (error) {
-    if (error instanceof ProgramRuntimeError && error.kind === 'type') return error.message;
-    throw error;
-  }
-  throw new Error('expected a type error');
-}
 
 describe('type check: good programs', () => {
   it.each(['secure_topic.sd', 'topic_block.sd', 'sensor_driver.sd', 'let_annotated.sd', 'keyword_expressions.sd', 'generic_types.sd'])(

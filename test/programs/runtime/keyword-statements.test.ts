@@ -1,25 +1,16 @@
 import { describe, expect, it } from 'vitest';
 
 import { parseProgram } from '../../../agent/programs/language/index.js';
-import { ProgramRuntimeError, runProgram } from '../../../agent/programs/runtime/interpreter.js';
 import { typeCheckProgram } from '../../../agent/programs/runtime/type-check.js';
+import { runSource, typeError } from './program-source.js';
 
 /**
  * `execute f(…);`, `call S(…);`, `spawn t(…);` on their own line (docs/program-language.md §4.1 "Forms added
  * in issue 18"): the keyword expression with its result discarded — same logs, same `spawn_run`
  * frames, same type errors as `let r = execute f(…);` — and spawned runs drain after the entry (§24.1 step 6).
  */
-const run = (source: string, maxLoopIterations = 2) => runProgram(parseProgram(source, 'r.sd'), { maxLoopIterations });
+const run = (source: string, maxLoopIterations = 2) => runSource(source, maxLoopIterations);
 
-function typeError(source: string): string {
-  try {
-    typeCheckProgram(parseProgram(source, 'r.sd'));
-  } catch (error) {
-    if (error instanceof ProgramRuntimeError && error.kind === 'type') return error.message;
-    throw error;
-  }
-  throw new Error('expected a type error');
-}
 
 const STATE_AT_REST = { pose: { x: 0, y: 0, theta: 0, z: 0 }, emergency_stop: false, active_mode: null };
 
