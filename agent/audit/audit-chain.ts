@@ -4,20 +4,9 @@ import path from 'node:path';
 import { DEFAULT_AUDIT_SEGMENT_BYTES } from '../settings/settings.js';
 import { fsyncDir } from '../state/durable-file.js';
 import { JsonlLog, readLines, setAsideTornTail } from '../state/jsonl-log.js';
+import type { AuditRecord } from '../../api/domains/audit.js';
 
-/** One record of the hash-chained audit (docs/security.md §10). */
-export interface AuditRecord {
-  id: string;
-  timestamp: string;
-  event_type: string;
-  /** JSON text of the event's payload. */
-  payload: string;
-  hash: string;
-  signature: string;
-  signer_id: string;
-  signing_key: null;
-  previous_hash: string;
-}
+export type { AuditRecord };
 
 export interface ChainVerification {
   valid: boolean;

@@ -1,27 +1,9 @@
 import fs from 'node:fs';
 import { ApiError } from '../core/errors.js';
 import { writeFileDurablySync } from '../state/durable-file.js';
+import type { ConfigApprovalRequest, ConfigApprovalStatus, ConfigApprovalVote } from '../../api/domains/config-control.js';
 
-export type ConfigApprovalStatus = 'pending' | 'approved' | 'rejected';
-
-export interface ConfigApprovalVote {
-  approver: string;
-  approved_at_ms: number;
-  note?: string;
-}
-
-export interface ConfigApprovalRequest {
-  id: string;
-  snapshot_id: string;
-  requester: string;
-  status: ConfigApprovalStatus;
-  created_at_ms: number;
-  required_approvals: number;
-  approvals: ConfigApprovalVote[];
-  resolved_at_ms?: number;
-  resolver?: string;
-  note?: string;
-}
+export type { ConfigApprovalRequest, ConfigApprovalStatus, ConfigApprovalVote };
 
 interface QueueFile {
   requests: ConfigApprovalRequest[];

@@ -1,15 +1,8 @@
 import type { DeviceRecord } from '../devices/device-registry.js';
 import type { ResolvedConfig } from '../project/resolve-config.js';
+import type { SnapshotMeta } from '../../api/domains/config-control.js';
 
-/** What `GET /v1/config/snapshots` lists of a snapshot. */
-export interface SnapshotMeta {
-  id: string;
-  created_at_ms: number;
-  label?: string;
-  project_name: string;
-  device_count: number;
-  encrypted: boolean;
-}
+export type { SnapshotMeta };
 
 /**
  * A device of the pool as a snapshot keeps it: its configured identity and what operators decided at

@@ -426,7 +426,7 @@ export class OtaService {
         return;
       }
     }
-    if (strategy === 'blue_green' && steps.some((s) => s.status === 'deployed')) (active.rollout as RolloutResult & { switched?: boolean }).switched = true;
+    if (strategy === 'blue_green' && steps.some((s) => s.status === 'deployed')) active.rollout.switched = true;
   }
 
   /** Only a rollout that succeeded moves versions: previous ← current, current ← the rollout's. */

@@ -1,5 +1,8 @@
 import path from 'node:path';
 import { JsonStore } from '../state/json-store.js';
+import type { ActiveRollout, RolloutResult, RolloutStep } from '../../api/domains/ota.js';
+
+export type { ActiveRollout, RolloutResult, RolloutStep };
 
 /**
  * The rollout state on disk (docs/operations.md § Rollouts, "State"):
@@ -11,45 +14,6 @@ import { JsonStore } from '../state/json-store.js';
  *   readiness not measured yet; the rest become `interrupted`) and is not resumed, because a target
  *   caught mid-update needs an operator's look before anything is sent again.
  */
-export interface RolloutStep {
-  robot_name: string;
-  hardware: string;
-  status: 'pending' | 'in_progress' | 'updated' | 'deployed' | 'rolled_back' | 'skipped' | 'failed' | 'interrupted';
-  version: string;
-  phase_percent: number | null;
-  batch?: number | null;
-  device_id?: string;
-  target?: string;
-  detail?: string;
-  duration_ms?: number;
-  readiness?: { ready: boolean; detail: string } | null;
-}
-
-export interface RolloutResult {
-  strategy: string;
-  version: string;
-  dry_run: boolean;
-  steps: RolloutStep[];
-  success: boolean;
-  phases: number[];
-  batches?: { index: number; phase_percent: number; targets: number; condition?: string }[];
-  /** Additive: the gate each batch must pass (share deployed) and the bound on targets down at once, so a client can show them. */
-  success_threshold?: number;
-  disruption_budget?: number | null;
-}
-
-export interface ActiveRollout {
-  id: string;
-  status: 'running' | 'succeeded' | 'failed' | 'interrupted';
-  kind: 'agents' | 'firmware';
-  program: string;
-  started_at_ms: number;
-  finished_at_ms: number | null;
-  halted: boolean;
-  halt_reason: string | null;
-  completed_steps: number;
-  rollout: RolloutResult;
-}
 
 export interface DeployState {
   current_version: Record<string, string>;

@@ -1,6 +1,20 @@
 import * as z from 'zod';
 import { defineSpec } from '../spec.js';
 
+/** One record of the hash-chained audit (docs/security.md §10); a wire shape, shared by the agent and the panel. */
+export interface AuditRecord {
+  id: string;
+  timestamp: string;
+  event_type: string;
+  /** JSON text of the event's payload. */
+  payload: string;
+  hash: string;
+  signature: string;
+  signer_id: string;
+  signing_key: null;
+  previous_hash: string;
+}
+
 /** The mutation audit, for Deploy-role principals (docs/security.md §10, "Reading and exporting (Deploy)"). */
 export const listAuditMutations = defineSpec({
   id: 'listAuditMutations',

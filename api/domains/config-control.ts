@@ -1,6 +1,38 @@
 import * as z from 'zod';
 import { defineSpec } from '../spec.js';
 
+/** What `GET /v1/config/snapshots` lists of a snapshot; a wire shape, shared by the agent and the panel. */
+export interface SnapshotMeta {
+  id: string;
+  created_at_ms: number;
+  label?: string;
+  project_name: string;
+  device_count: number;
+  encrypted: boolean;
+}
+
+export type ConfigApprovalStatus = 'pending' | 'approved' | 'rejected';
+
+export interface ConfigApprovalVote {
+  approver: string;
+  approved_at_ms: number;
+  note?: string;
+}
+
+/** A request in the approval queue (`GET /v1/config/approvals`). */
+export interface ConfigApprovalRequest {
+  id: string;
+  snapshot_id: string;
+  requester: string;
+  status: ConfigApprovalStatus;
+  created_at_ms: number;
+  required_approvals: number;
+  approvals: ConfigApprovalVote[];
+  resolved_at_ms?: number;
+  resolver?: string;
+  note?: string;
+}
+
 /**
  * Configuration under control (docs/operations.md § Configuration snapshots and approvals, § Drift):
  * immutable snapshots of the resolved configuration (optionally AES-256-GCM encrypted), approval

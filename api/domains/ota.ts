@@ -2,6 +2,53 @@ import * as z from 'zod';
 import { defineSpec } from '../spec.js';
 
 /**
+ * The wire shape of a rollout as `POST /v1/ota/execute`, `POST /v1/ota/plan` and `GET /v1/ota/status`
+ * answer it (docs/operations.md § Rollouts): types only, shared by the agent's store and the panel.
+ */
+export interface RolloutStep {
+  robot_name: string;
+  hardware: string;
+  status: 'pending' | 'in_progress' | 'updated' | 'deployed' | 'rolled_back' | 'skipped' | 'failed' | 'interrupted';
+  version: string;
+  phase_percent: number | null;
+  batch?: number | null;
+  device_id?: string;
+  target?: string;
+  detail?: string;
+  duration_ms?: number;
+  readiness?: { ready: boolean; detail: string } | null;
+}
+
+export interface RolloutResult {
+  strategy: string;
+  version: string;
+  dry_run: boolean;
+  steps: RolloutStep[];
+  success: boolean;
+  phases: number[];
+  batches?: { index: number; phase_percent: number; targets: number; condition?: string }[];
+  /** The gate each batch must pass (share deployed) and the bound on targets down at once. */
+  success_threshold?: number;
+  disruption_budget?: number | null;
+  /** blue_green: traffic moved to the new version (at least one target deployed). */
+  switched?: boolean;
+}
+
+/** The running (or last finished) rollout, as `GET /v1/ota/status` shows it under `rollout`. */
+export interface ActiveRollout {
+  id: string;
+  status: 'running' | 'succeeded' | 'failed' | 'interrupted';
+  kind: 'agents' | 'firmware';
+  program: string;
+  started_at_ms: number;
+  finished_at_ms: number | null;
+  halted: boolean;
+  halt_reason: string | null;
+  completed_steps: number;
+  rollout: RolloutResult;
+}
+
+/**
  * OTA rollouts (docs/operations.md § Rollouts): plan and execute staged rollouts of a program version
  * (to deploy agents) or a firmware image (to this agent's microcontrollers), and the deploy-target side
  * every agent serves so another control center can roll out to it (`/v1/rollout`, `/v1/rollback`,

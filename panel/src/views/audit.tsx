@@ -1,18 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { can, describeError, type Session } from '../api.js';
 import { formatTime, useLoad } from '../use-load.js';
-
-/** A record of the hash-chained audit (docs/security.md §10, "Files"). */
-interface ChainRecord {
-  id: string;
-  timestamp: string;
-  event_type: string;
-  payload: string;
-  hash: string;
-  signature: string;
-  signer_id: string;
-  previous_hash: string;
-}
+import type { AuditRecord as ChainRecord } from '../../../api/domains/audit.js';
 
 interface AuditAnswer {
   audit: { records: ChainRecord[] };

@@ -1,30 +1,9 @@
 import { useState } from 'preact/hooks';
 import { can, describeError, type Session } from '../api.js';
 import { formatTime, useLoad } from '../use-load.js';
+import type { ConfigApprovalRequest as Approval, SnapshotMeta } from '../../../api/domains/config-control.js';
 
 /** Shapes of docs/operations.md § Configuration snapshots and approvals, and § Drift. */
-interface SnapshotMeta {
-  id: string;
-  created_at_ms: number;
-  label?: string;
-  project_name: string;
-  device_count: number;
-  encrypted: boolean;
-}
-
-interface Approval {
-  id: string;
-  snapshot_id: string;
-  requester: string;
-  status: 'pending' | 'approved' | 'rejected';
-  created_at_ms: number;
-  required_approvals: number;
-  approvals: { approver: string; approved_at_ms: number; note?: string }[];
-  resolved_at_ms?: number;
-  resolver?: string;
-  note?: string;
-}
-
 interface HistoryEntry {
   id: string;
   timestamp: number;

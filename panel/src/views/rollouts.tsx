@@ -1,47 +1,7 @@
 import { useState } from 'preact/hooks';
 import { can, describeError, type Session } from '../api.js';
 import { formatTime, useLoad } from '../use-load.js';
-
-/** One target's step of a rollout (docs/operations.md § Rollouts, "Strategies, batches and gates"). */
-export interface RolloutStep {
-  robot_name: string;
-  hardware: string;
-  status: string;
-  version: string;
-  phase_percent: number | null;
-  batch?: number | null;
-  device_id?: string;
-  target?: string;
-  detail?: string;
-  duration_ms?: number;
-  readiness?: { ready: boolean; detail: string } | null;
-}
-
-export interface RolloutResult {
-  strategy: string;
-  version: string;
-  dry_run: boolean;
-  steps: RolloutStep[];
-  success: boolean;
-  phases: number[];
-  batches?: { index: number; phase_percent: number; targets: number; condition?: string }[];
-  success_threshold?: number;
-  disruption_budget?: number | null;
-  switched?: boolean;
-}
-
-interface ActiveRollout {
-  id: string;
-  status: 'running' | 'succeeded' | 'failed' | 'interrupted';
-  kind: string;
-  program: string;
-  started_at_ms: number;
-  finished_at_ms: number | null;
-  halted: boolean;
-  halt_reason: string | null;
-  completed_steps: number;
-  rollout: RolloutResult;
-}
+import type { ActiveRollout, RolloutResult, RolloutStep } from '../../../api/domains/ota.js';
 
 interface OtaStatus {
   state: { current_version: Record<string, string>; previous_version: Record<string, string>; history: RolloutResult[] };
